@@ -1,0 +1,54 @@
+# relaybay — the two commands of the README: `make run` and `make test`.
+# Finds Python >= 3.12 (python3.13, python3.12, python3 on PATH or via .python-version),
+# keeps a .venv next to this file and reinstalls only when pyproject.toml changes.
+
+PYTHON ?= $(shell for p in python3.13 python3.12 python3; do \
+	if command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; \
+	then echo $$p; break; fi; done)
+VENV := .venv
+BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.stamp-run
+TEST_STAMP := $(VENV)/.stamp-test
+
+.PHONY: run test lint format docs bench wheel clean check-python
+
+check-python:
+	@if [ -z "$(PYTHON)" ]; then echo "relaybay needs Python >= 3.12 (python3.13 or python3.12 on PATH)." >&2; exit 1; fi
+
+$(BIN)/python: | check-python
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@ $(RUN_STAMP)
+
+run: $(RUN_STAMP)
+	$(BIN)/relaybay serve
+
+test: $(TEST_STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(TEST_STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+docs: $(RUN_STAMP)
+	$(BIN)/python -m relaybay_site.docgen
+
+bench: $(TEST_STAMP)
+	$(BIN)/python bench/http_floor.py
+
+wheel: $(TEST_STAMP)
+	$(BIN)/python -m build --outdir dist .
+
+clean:
+	rm -rf $(VENV) dist build tests/artifacts bench/out

@@ -1,0 +1,1 @@
+"""Stands, access map and permission levels (§7); built with its own issue."""

@@ -1,0 +1,1 @@
+"""Policy as data and the guard (§7); built with its own issue."""

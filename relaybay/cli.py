@@ -1,0 +1,88 @@
+"""The `relaybay` command: setting flags are taken first, then a management command runs.
+
+Every subcommand (serve, token, …) is a Django management command. The flags of the
+settings table (--home, --port, …) may stand anywhere on the line; they are validated
+here, before Django starts, so a bad value is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from relaybay import get_version
+
+COMMANDS = {
+    "serve": "Start the server (board, /mcp, /hooks) on 127.0.0.1.",
+    "token": "Print the `claude mcp add` line with the token; --rotate replaces the token.",
+}
+
+
+def split_setting_flags(argv: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Take `--key value` / `--key=value` for every setting flag out of argv."""
+    from relaybay_site.config import SETTINGS
+
+    by_flag = {s.flag_name: s.name for s in SETTINGS if s.flag_name}
+    flags: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, value = arg.partition("=")
+        if name in by_flag:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise SystemExit(_fail(f"{name} needs a value"))
+                i += 1
+                value = argv[i]
+            flags[by_flag[name]] = value
+        else:
+            rest.append(arg)
+        i += 1
+    return flags, rest
+
+
+def _fail(message: str) -> int:
+    print(f"relaybay: {message}", file=sys.stderr)
+    return 2
+
+
+def _usage() -> str:
+    lines = [
+        f"relaybay {get_version()} — a live board for your Claude Code agents",
+        "",
+        "usage: relaybay <command> [options]   (relaybay <command> --help for options)",
+        "",
+    ]
+    lines += [f"  {name:<8} {text}" for name, text in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script, `python -m relaybay` and manage.py."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in ([], ["-h"], ["--help"], ["help"]):
+        print(_usage())
+        return 0
+    if args[0] == "--version":
+        print(f"relaybay {get_version()}")
+        return 0
+
+    from relaybay_site.config import FLAGS_ENV, ConfigError, load_config
+
+    flags, rest = split_setting_flags(args)
+    os.environ[FLAGS_ENV] = json.dumps(flags)
+    try:
+        load_config()
+    except ConfigError as exc:
+        return _fail(str(exc))
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "relaybay_site.settings")
+    from django.core.management import execute_from_command_line
+
+    try:
+        execute_from_command_line(["relaybay", *rest])
+    except KeyboardInterrupt:
+        return 130
+    return 0

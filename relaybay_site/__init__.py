@@ -1,0 +1,1 @@
+"""The relaybay Django project: settings, configuration, security, ASGI routing, live bus."""

@@ -1,0 +1,144 @@
+"""The outer ASGI app: lifespan → Host allow-list → Origin check → Bearer → MCP or Django.
+
+Daphne sends no lifespan, and the MCP SDK's session manager must run before the first
+/mcp request, so the manager is started lazily (once, behind a lock) and stopped by the
+shutdown trigger `relaybay serve` registers (or by lifespan under uvicorn in tests).
+Every response, whoever produced it, leaves with the §9.7 headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from typing import Any
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "relaybay_site.settings")
+django.setup()
+
+from channels.routing import ProtocolTypeRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+from relaybay_site import live, security  # noqa: E402
+from relaybay_site.mcp import build_server, transport_security  # noqa: E402
+
+Scope = dict[str, Any]
+
+
+async def _plain(send: Any, status: int, text: str, extra: list | None = None) -> None:
+    body = (text + "\n").encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        *(extra or []),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _with_security_headers(send: Any) -> Any:
+    async def wrapped(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            names = {k.lower() for k, _ in message.get("headers", [])}
+            extra = [(k, v) for k, v in security.SECURITY_HEADERS if k not in names]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return wrapped
+
+
+class RelaybayApp:
+    def __init__(self) -> None:
+        self.django = ProtocolTypeRouter({"http": get_asgi_application()})
+        self.mcp_server = build_server()
+        cfg = settings.RELAYBAY
+        self.mcp_app = self.mcp_server.streamable_http_app(
+            streamable_http_path="/mcp",
+            stateless_http=True,
+            json_response=True,
+            transport_security=transport_security(sorted(security.allowed_host_names()), cfg.port),
+        )
+        self._lock: asyncio.Lock | None = None
+        self._stop: asyncio.Event | None = None
+        self._manager: asyncio.Task[None] | None = None
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            await self.django(scope, receive, send)
+            return
+        send = _with_security_headers(send)
+        headers = security.headers_of(scope.get("headers", []))
+        host = headers.get("host")
+        path = scope["path"]
+        if not security.host_allowed(host):
+            await _plain(send, 403, "Refused: unknown Host. Add the name to allowed_hosts.")
+            return
+        guarded = security.needs_bearer(path)
+        if security.origin_is_foreign(headers.get("origin"), host) and (
+            guarded or scope["method"] not in ("GET", "HEAD")
+        ):
+            await _plain(send, 403, "Refused: cross-origin request.")
+            return
+        if guarded and not security.bearer_ok(headers.get("authorization")):
+            await _plain(
+                send,
+                401,
+                "Authorization: Bearer <token> required (run `relaybay token`).",
+                [(b"www-authenticate", b"Bearer")],
+            )
+            return
+        if path == "/mcp":
+            await self._ensure_manager()
+            await self.mcp_app(scope, receive, send)
+            return
+        await self.django(scope, receive, send)
+
+    # --- the MCP session manager ---------------------------------------------------------
+
+    async def _ensure_manager(self) -> None:
+        if self._manager is not None and not self._manager.done():
+            return
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._manager is not None and not self._manager.done():
+                return
+            started = asyncio.Event()
+            self._stop = asyncio.Event()
+            self._manager = asyncio.get_running_loop().create_task(self._run_manager(started))
+            await started.wait()
+
+    async def _run_manager(self, started: asyncio.Event) -> None:
+        assert self._stop is not None
+        async with self.mcp_server.session_manager.run():
+            started.set()
+            await self._stop.wait()
+
+    async def shutdown(self) -> None:
+        """Close every live stream and stop the MCP manager (SIGTERM, Ctrl-C, lifespan)."""
+        live.bus.close_all()
+        if self._stop is not None:
+            self._stop.set()
+        if self._manager is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._manager, 2)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await self._ensure_manager()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+application = RelaybayApp()

@@ -1,0 +1,403 @@
+"""The typed settings table and its loader (§10).
+
+`SETTINGS` is the only place a key is defined: loading, validation, every command's
+`--help` and docs/configuration.md are all generated from it. Sources, each overriding
+the one before: defaults → `config.toml` in the data folder → `RELAYBAY_*` environment →
+command-line flags. An invalid value raises `ConfigError` naming the key; the CLI turns
+that into one line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+STAGES = ("plan", "dev", "review", "test", "live", "done")
+# cli.py hands the flags it took from argv to load_config() through this variable, so a
+# flag keeps its own name in error messages and wins over the environment.
+FLAGS_ENV = "RELAYBAY__FLAGS"
+
+
+class ConfigError(Exception):
+    """An invalid setting: the message names the key, where it came from and the problem."""
+
+    def __init__(self, key: str, source: str, problem: str) -> None:
+        self.key, self.source, self.problem = key, source, problem
+        where = f" (from {source})" if source else ""
+        super().__init__(f"invalid setting '{key}'{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configuration key: its type, default, environment variable, flag and help."""
+
+    name: str
+    type: str  # str, int, float, bool, list, table, choice, path
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    in_file: bool = True  # may appear in config.toml
+    env: bool = True  # has a RELAYBAY_* variable
+    flag: bool = True  # has a --flag
+    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+
+    @property
+    def env_name(self) -> str | None:
+        return f"RELAYBAY_{self.name.upper()}" if self.env else None
+
+    @property
+    def flag_name(self) -> str | None:
+        return "--" + self.name.replace("_", "-") if self.flag else None
+
+
+def _check_stage_labels(value: dict[str, Any]) -> str | None:
+    for key, label in value.items():
+        if key not in STAGES:
+            return f"unknown stage '{key}' (stages: {', '.join(STAGES)})"
+        if not isinstance(label, str) or not label.strip():
+            return f"label for '{key}' must be a non-empty string"
+    return None
+
+
+def _check_rules(value: dict[str, Any]) -> str | None:
+    from tasks.rules import RulesError, validate_layer  # the working-rules module owns its schema
+
+    try:
+        validate_layer(value, layer="config.toml [rules]")
+    except RulesError as exc:
+        return str(exc)
+    return None
+
+
+def _check_permission_defaults(value: dict[str, Any]) -> str | None:
+    levels = ("none", "read", "ask", "full")
+    for kind, level in value.items():
+        if kind not in ("local", "test", "live"):
+            return f"unknown environment kind '{kind}' (local, test, live)"
+        if level not in levels:
+            return f"level for '{kind}' must be one of {', '.join(levels)}"
+    return None
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "home",
+        "path",
+        None,
+        "Data folder: relaybay.sqlite, token, config.toml, "
+        "policy.json, attachments/. Default: the per-user data folder (platformdirs).",
+        in_file=False,
+    ),
+    Setting(
+        "host",
+        "str",
+        "127.0.0.1",
+        "Address to bind. Anything but loopback prints a "
+        "warning; add the names you use to allowed_hosts.",
+    ),
+    Setting("port", "int", 8765, "TCP port to listen on.", minimum=1, maximum=65535),
+    Setting(
+        "allowed_hosts",
+        "list",
+        [],
+        "Extra Host header names accepted besides 127.0.0.1, "
+        "localhost, [::1] and the bound host (DNS-rebinding allow-list).",
+    ),
+    Setting(
+        "owner_names",
+        "list",
+        ["owner", "me", "you"],
+        "waiting_on values that mean the "
+        "owner (Inbox 'Waiting on you'; compared case-insensitively after trimming).",
+    ),
+    Setting(
+        "done_window_days",
+        "int",
+        7,
+        "Done tasks closed within this many days stay on the "
+        "board; older ones are archived (board only).",
+        minimum=0,
+        maximum=3650,
+    ),
+    Setting(
+        "require_tracker_log",
+        "bool",
+        False,
+        "Done tasks need the external tracker's "
+        "work-log mark: 'not logged' badges, an Inbox group, never archived without it.",
+    ),
+    Setting(
+        "desktop_link_template",
+        "str",
+        "claude://resume?session={id}",
+        "Link for 'Open in "
+        "desktop' of a Claude desktop session; {id} is replaced by its local_… id.",
+    ),
+    Setting(
+        "stage_labels",
+        "table",
+        {},
+        'Display labels per stage, e.g. {dev = "Build"}; the stage keys stay English.',
+        env=False,
+        flag=False,
+        check=_check_stage_labels,
+    ),
+    Setting(
+        "rules_mode",
+        "choice",
+        "warn",
+        "Working rules on stage moves: warn (the move "
+        "succeeds with warnings) or strict (the move is refused).",
+        choices=("warn", "strict"),
+    ),
+    Setting(
+        "rules",
+        "table",
+        {},
+        "Global working-rules layer (§6): report_format, "
+        "stage_requirements, description_template, guidance.",
+        env=False,
+        flag=False,
+        check=_check_rules,
+    ),
+    Setting(
+        "attachments_max_mb", "int", 10, "Largest screenshot kept, in MB.", minimum=1, maximum=1024
+    ),
+    Setting(
+        "attachments_task_max_mb",
+        "int",
+        200,
+        "Screenshots per task, in MB.",
+        minimum=1,
+        maximum=100_000,
+    ),
+    Setting("attachment_roots", "list", [], "Extra folders (or shares) attach_file may read."),
+    Setting(
+        "plan_reminder_every",
+        "int",
+        30,
+        "Repeat the plan reminder every N PostToolUse hook events (0 turns it off).",
+        minimum=0,
+        maximum=100_000,
+    ),
+    Setting(
+        "policy_file",
+        "str",
+        "policy.json",
+        "Global policy layer (§7); a relative path is read from the data folder.",
+    ),
+    Setting(
+        "guard_mode",
+        "choice",
+        None,
+        "Legacy guard mode layer (§7), only when set.",
+        choices=("off", "log", "warn", "block"),
+    ),
+    Setting(
+        "permission_defaults",
+        "table",
+        {},
+        'Legacy levels per environment kind (§7), e.g. {live = "read"}; only when set.',
+        env=False,
+        flag=False,
+        check=_check_permission_defaults,
+    ),
+    Setting(
+        "heartbeat_seconds",
+        "float",
+        15.0,
+        "Seconds between SSE heartbeat comments on /events.",
+        minimum=0.05,
+        maximum=3600,
+    ),
+)
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+class Config(Mapping[str, Any]):
+    """The effective settings: attribute and mapping access, plus where each value came from."""
+
+    def __init__(self, values: dict[str, Any], sources: dict[str, str]) -> None:
+        self._values = values
+        self.sources = sources
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @property
+    def home_path(self) -> Path:
+        return Path(self._values["home"])
+
+    @property
+    def is_loopback(self) -> bool:
+        return self._values["host"] in ("127.0.0.1", "localhost", "::1", "[::1]")
+
+    @property
+    def base_url(self) -> str:
+        host = self._values["host"]
+        if host in ("0.0.0.0", "::"):  # noqa: S104 - a wildcard bind is reached on loopback
+            host = "127.0.0.1"
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{self._values['port']}"
+
+
+def default_home() -> Path:
+    return Path(platformdirs.user_data_dir("relaybay", appauthor=False))
+
+
+def coerce(setting: Setting, raw: Any, source: str, from_text: bool) -> Any:
+    """Turn a raw value (TOML value, or text from the environment or a flag) into the type."""
+    value, problem = _COERCERS[setting.type](setting, raw, from_text)
+    if problem is None and setting.check is not None:
+        problem = setting.check(value)
+    if problem:
+        raise ConfigError(setting.name, source, problem)
+    return value
+
+
+def _text(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
+    if not isinstance(raw, str):
+        return raw, f"must be a string, got {_show(raw)}"
+    if setting.type == "choice" and raw not in setting.choices:
+        return raw, f"must be one of {', '.join(setting.choices)}, got {_show(raw)}"
+    if setting.name == "host" and not raw.strip():
+        return raw, "must not be empty"
+    return raw, None
+
+
+def _list(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
+    if from_text and isinstance(raw, str):
+        return [p.strip() for p in raw.split(",") if p.strip()], None
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        return raw, f"must be a list of strings, got {_show(raw)}"
+    return raw, None
+
+
+def _table(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
+    return raw, None if isinstance(raw, dict) else f"must be a table, got {_show(raw)}"
+
+
+def _number(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
+    kind = setting.type
+    value = raw
+    if from_text and isinstance(raw, str):
+        try:
+            value = int(raw.strip()) if kind == "int" else float(raw.strip())
+        except ValueError:
+            return raw, f"must be {'an integer' if kind == 'int' else 'a number'}, got {_show(raw)}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return raw, f"must be {'an integer' if kind == 'int' else 'a number'}, got {_show(raw)}"
+    if kind == "int" and not isinstance(value, int):
+        return raw, f"must be an integer, got {_show(raw)}"
+    low, high = setting.minimum, setting.maximum
+    if (low is not None and value < low) or (high is not None and value > high):
+        return raw, f"must be from {_fmt(low)} to {_fmt(high)}, got {_show(raw)}"
+    return (float(value) if kind == "float" else value), None
+
+
+def _boolean(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
+    if isinstance(raw, bool):
+        return raw, None
+    if from_text and isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True, None
+        if text in ("0", "false", "no", "off"):
+            return False, None
+    return raw, f"must be true or false, got {_show(raw)}"
+
+
+_COERCERS = {
+    "str": _text,
+    "path": _text,
+    "choice": _text,
+    "int": _number,
+    "float": _number,
+    "bool": _boolean,
+    "list": _list,
+    "table": _table,
+}
+
+
+def _fmt(n: float | None) -> str:
+    return "-" if n is None else (str(int(n)) if float(n).is_integer() else str(n))
+
+
+def _show(raw: Any) -> str:
+    return json.dumps(raw) if isinstance(raw, str) else repr(raw)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("config.toml", str(path), f"malformed TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("config.toml", str(path), f"cannot read: {exc}") from None
+
+
+def load_config(
+    environ: Mapping[str, str] | None = None, flags: Mapping[str, str] | None = None
+) -> Config:
+    """Merge the four sources in order and validate every value; raise ConfigError."""
+    env = os.environ if environ is None else environ
+    if flags is None:
+        flags = json.loads(env.get(FLAGS_ENV) or "{}")
+    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    sources: dict[str, str] = {s.name: "default" for s in SETTINGS}
+
+    # The data folder decides where config.toml lives, so it is resolved first.
+    home_raw = flags.get("home") or env.get("RELAYBAY_HOME")
+    home = Path(home_raw).expanduser() if home_raw else default_home()
+    values["home"] = str(home.resolve())
+    sources["home"] = (
+        "--home" if flags.get("home") else ("RELAYBAY_HOME" if home_raw else "default")
+    )
+
+    config_path = home / "config.toml"
+    for key, raw in _read_file(config_path).items():
+        setting = BY_NAME.get(key)
+        if setting is None or not setting.in_file:
+            known = ", ".join(s.name for s in SETTINGS if s.in_file)
+            raise ConfigError(key, "config.toml", f"unknown key (known keys: {known})")
+        values[key] = coerce(setting, raw, "config.toml", from_text=False)
+        sources[key] = "config.toml"
+
+    for setting in SETTINGS:
+        if setting.name == "home" or not setting.env_name or setting.env_name not in env:
+            continue
+        values[setting.name] = coerce(setting, env[setting.env_name], setting.env_name, True)
+        sources[setting.name] = setting.env_name
+
+    for key, raw in flags.items():
+        setting = BY_NAME.get(key)
+        if setting is None or key == "home":
+            continue
+        values[key] = coerce(setting, raw, setting.flag_name or key, from_text=True)
+        sources[key] = setting.flag_name or key
+    return Config(values, sources)

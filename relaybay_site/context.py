@@ -1,0 +1,44 @@
+"""What every page's frame needs: CSRF token, sidebar items that exist, current path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, reverse
+
+from relaybay import get_version
+from relaybay_site import tokens
+from relaybay_site.security import current_token
+
+
+def _exists(name: str, *args: str) -> bool:
+    try:
+        reverse(name, args=args)
+    except NoReverseMatch:
+        return False
+    return True
+
+
+def frame(request: HttpRequest) -> dict[str, Any]:
+    if getattr(request, "auth_kind", None) is None:
+        return {"relaybay_version": get_version()}
+    from tasks.events import KINDS
+    from tasks.selectors import nav_projects
+
+    return {
+        "relaybay_version": get_version(),
+        "csrf_token": tokens.csrf_token(current_token()),
+        "nav": {
+            "inbox": _exists("inbox"),
+            "activity": _exists("activity"),
+            "settings": _exists("settings"),
+            "board": _exists("board", "x"),
+            "sessions": _exists("project_sessions", "x"),
+            "environments": _exists("environments", "x"),
+            "docs": _exists("docs", "x"),
+        },
+        "nav_projects": nav_projects(),
+        "current_path": request.path,
+        "event_kinds": " ".join(sorted(KINDS)),
+    }

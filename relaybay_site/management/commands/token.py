@@ -1,0 +1,43 @@
+"""`relaybay token [--rotate]`: the `claude mcp add` line with the token filled in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from relaybay_site import tokens
+from relaybay_site.management.commands._flags import add_setting_flags
+
+
+def mcp_add_command(base_url: str, token: str) -> str:
+    return (
+        f"claude mcp add --transport http --scope user relaybay {base_url}/mcp "
+        f'--header "Authorization: Bearer {token}"'
+    )
+
+
+class Command(BaseCommand):
+    help = "Print the command that registers relaybay with Claude Code (creates the token)."
+
+    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+        parser.add_argument(
+            "--rotate",
+            action="store_true",
+            help="Replace the token (restart the server; sign in again).",
+        )
+        add_setting_flags(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        cfg = settings.RELAYBAY
+        if options["rotate"]:
+            token = tokens.rotate_token(cfg.home_path)
+            self.stderr.write(
+                "Token replaced. Restart `relaybay serve`; browsers sign in again "
+                "and Claude Code needs the new line below."
+            )
+        else:
+            token = tokens.ensure_token(cfg.home_path)
+        self.stdout.write(mcp_add_command(cfg.base_url, token))
+        self.stdout.write(f"Board sign-in: {cfg.base_url}/login?token={token}")

@@ -1,0 +1,25 @@
+"""The one markdown renderer for agent text (§9.8): raw HTML off, only safe link targets."""
+
+from __future__ import annotations
+
+from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
+
+_SAFE_SCHEMES = ("http:", "https:", "mailto:")
+
+
+def _validate_link(url: str) -> bool:
+    target = url.strip().lower()
+    if target.startswith(("#", "/")) and not target.startswith("//"):
+        return True
+    return target.startswith(_SAFE_SCHEMES)
+
+
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+_md.enable("table").enable("strikethrough")
+_md.validateLink = _validate_link
+
+
+def render_markdown(text: str) -> SafeString:
+    """HTML of untrusted markdown: raw HTML is shown as text, unsafe links are not links."""
+    return mark_safe(_md.render(text))  # noqa: S308 - markdown-it escapes; html is off

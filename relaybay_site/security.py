@@ -1,0 +1,193 @@
+"""The request-security layers of §9, each a small function tested on its own.
+
+Order in the outer ASGI app (asgi.py): Host allow-list → Origin check → Bearer on the
+machine prefixes (/mcp, /hooks, /api). Inside Django, BoardAuthMiddleware signs board
+pages in (cookie or Bearer), redirects to /login and checks CSRF on cookie writes.
+Response headers (§9.7) are added to every response by the outer app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from urllib.parse import quote, urlsplit
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect
+
+from relaybay_site import tokens
+
+CSP = (
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+)
+BEARER_PREFIXES = ("/mcp", "/hooks", "/api")
+PUBLIC_PATHS = ("/healthz", "/login", "/favicon.ico")
+COOKIE_NAME = "relaybay_session"
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "HTTP_X_RELAYBAY_CSRF"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+_token: str | None = None
+
+
+def current_token() -> str:
+    """The server's token, read (or created) once per process: rotation needs a restart."""
+    global _token
+    if _token is None:
+        _token = tokens.ensure_token(settings.HOME)
+    return _token
+
+
+def forget_token() -> None:
+    """Drop the cached token (tests, `token --rotate` inside one process)."""
+    global _token
+    _token = None
+
+
+# --- Host and Origin ---------------------------------------------------------------------
+
+
+@cache
+def allowed_host_names() -> frozenset[str]:
+    cfg = settings.RELAYBAY
+    names = {*LOOPBACK_NAMES, cfg.host.lower(), *(h.lower() for h in cfg.allowed_hosts)}
+    if ":" in cfg.host and not cfg.host.startswith("["):
+        names.add(f"[{cfg.host.lower()}]")
+    return frozenset(names)
+
+
+def host_name(host_header: str) -> str:
+    """`127.0.0.1:8765` → `127.0.0.1`, `[::1]:8765` → `[::1]`, lowercased."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def host_allowed(host_header: str | None) -> bool:
+    return bool(host_header) and host_name(host_header) in allowed_host_names()
+
+
+def origin_is_foreign(origin: str | None, host_header: str | None) -> bool:
+    """An Origin header that is not exactly this server's own scheme://host:port."""
+    if origin is None:
+        return False
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return True  # "null", file://, extensions …
+    return parts.netloc.lower() != (host_header or "").lower()
+
+
+def bearer_ok(authorization: str | None) -> bool:
+    if not authorization or not authorization.lower().startswith("bearer "):
+        return False
+    return tokens.same(authorization[7:].strip(), current_token())
+
+
+def needs_bearer(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in BEARER_PREFIXES)
+
+
+def headers_of(scope_headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope_headers}
+
+
+# --- Board sign-in and CSRF ----------------------------------------------------------------
+
+
+def safe_next(candidate: str | None) -> str:
+    """Only a local path may be the target after sign-in; anything else goes to /."""
+    if not candidate or not candidate.startswith("/") or candidate.startswith(("//", "/\\")):
+        return "/"
+    if any(ord(c) < 32 for c in candidate) or "\\" in candidate:
+        return "/"
+    parts = urlsplit(candidate)
+    if parts.scheme or parts.netloc:
+        return "/"
+    return candidate
+
+
+def cookie_ok(request: HttpRequest) -> bool:
+    return tokens.same(request.COOKIES.get(COOKIE_NAME), tokens.cookie_value(current_token()))
+
+
+def set_board_cookie(response: HttpResponse, request: HttpRequest) -> None:
+    response.set_cookie(
+        COOKIE_NAME,
+        tokens.cookie_value(current_token()),
+        max_age=365 * 24 * 3600,
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure(),
+        path="/",
+    )
+
+
+def same_origin(request: HttpRequest) -> bool:
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        return not origin_is_foreign(origin, request.headers.get("Host"))
+    return request.headers.get("Sec-Fetch-Site") == "same-origin"
+
+
+def csrf_ok(request: HttpRequest) -> bool:
+    sent = request.META.get(CSRF_HEADER)
+    if sent is None and request.content_type in (
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
+    ):
+        sent = request.POST.get(CSRF_FIELD)
+    return tokens.same(sent, tokens.csrf_token(current_token()))
+
+
+def forbidden(reason: str) -> HttpResponse:
+    return HttpResponseForbidden(reason + "\n", content_type="text/plain; charset=utf-8")
+
+
+def _is_public(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith("/static/")
+
+
+class BoardAuthMiddleware:
+    """Signs every board request in (board cookie or Bearer) and guards cookie writes.
+
+    `request.auth_kind` is "bearer", "cookie" or None (public pages) so views can refuse
+    board-only writes made with the Bearer token (§2 Review, §7).
+    """
+
+    def __init__(self, get_response):  # type: ignore[no-untyped-def]
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request.auth_kind = None  # type: ignore[attr-defined]
+        path = request.path
+        if needs_bearer(path):
+            # The outer ASGI app has already checked the Bearer token for these prefixes.
+            request.auth_kind = "bearer"  # type: ignore[attr-defined]
+            return self.get_response(request)
+        if _is_public(path):
+            return self.get_response(request)
+        if bearer_ok(request.headers.get("Authorization")):
+            request.auth_kind = "bearer"  # type: ignore[attr-defined]
+            return self.get_response(request)
+        if not cookie_ok(request):
+            if request.method in ("GET", "HEAD"):
+                target = request.get_full_path()
+                return HttpResponseRedirect("/login?next=" + quote(target, safe="/"))
+            return HttpResponse(
+                "Sign in first: open /login.\n", status=401, content_type="text/plain"
+            )
+        request.auth_kind = "cookie"  # type: ignore[attr-defined]
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            if not same_origin(request):
+                return forbidden("Refused: this write did not come from a relaybay page.")
+            if not csrf_ok(request):
+                return forbidden("Refused: missing or wrong CSRF token. Reload the page.")
+        return self.get_response(request)

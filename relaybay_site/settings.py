@@ -1,0 +1,86 @@
+"""Django settings, built from the relaybay settings table (relaybay_site.config).
+
+There is no SECRET_KEY-protected feature here (no contrib sessions, auth or admin): the
+board cookie and CSRF token are derived from the relaybay token (relaybay_site.tokens).
+"""
+
+from pathlib import Path
+
+from relaybay_site.config import load_config
+
+RELAYBAY = load_config()
+HOME = RELAYBAY.home_path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_DIR = PACKAGE_DIR.parent
+# An installed wheel carries templates/ and static/ inside relaybay_site; a checkout has
+# them at the top of the repository.
+TEMPLATES_DIR = next(p for p in (PACKAGE_DIR / "templates", REPO_DIR / "templates") if p.is_dir())
+STATIC_DIR = next(p for p in (PACKAGE_DIR / "static", REPO_DIR / "static") if p.is_dir())
+
+SECRET_KEY = "relaybay-has-no-django-secrets"  # noqa: S105 - nothing signed with it
+DEBUG = False
+ALLOWED_HOSTS = ["*"]  # the outer ASGI app enforces the §9 Host allow-list
+USE_TZ = True
+TIME_ZONE = "UTC"
+USE_I18N = False
+LANGUAGE_CODE = "en"
+ROOT_URLCONF = "relaybay_site.urls"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+APPEND_SLASH = False
+
+INSTALLED_APPS = [
+    "relaybay_site",
+    "tasks",
+    "plans",
+    "reviews",
+    "sessions.apps.AgentSessionsConfig",
+    "environments",
+    "policy",
+    "memory",
+]
+
+MIDDLEWARE = [
+    "relaybay_site.security.BoardAuthMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [TEMPLATES_DIR],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "context_processors": ["relaybay_site.context.frame"],
+            "builtins": ["relaybay_site.templatetags.relaybay"],
+        },
+    }
+]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": HOME / "relaybay.sqlite",
+        "OPTIONS": {
+            "timeout": 5,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+            "transaction_mode": "IMMEDIATE",
+        },
+        "TEST": {"NAME": None},
+    }
+}
+
+STATIC_URL = "/static/"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+    "loggers": {
+        "relaybay": {"level": "INFO"},
+        "django.request": {"level": "ERROR"},
+        "mcp": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,81 @@
+"""Public endpoints of the site: /healthz and the sign-in page."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+
+from relaybay import get_version
+from relaybay_site import live, tokens
+from relaybay_site.security import current_token, safe_next, set_board_cookie
+
+NONCE_COOKIE = "relaybay_login_nonce"
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Public: lets setup, doctor and scripts see which server and token answer."""
+    from tasks.rules import effective_rules
+
+    cfg = settings.RELAYBAY
+    return JsonResponse(
+        {
+            "status": "ok",
+            "version": get_version(),
+            "token_id": tokens.token_id(current_token()),
+            "rules_hash": effective_rules(cfg.rules, cfg.rules_mode).hash,
+        }
+    )
+
+
+def api_stats(request: HttpRequest) -> JsonResponse:
+    """Bearer only (/api): live-stream counters for tests, doctor and benchmarks."""
+    return JsonResponse({"subscribers": live.bus.count, "streams": live.open_streams()})
+
+
+def _signed_in(request: HttpRequest, target: str) -> HttpResponse:
+    response = HttpResponseRedirect(safe_next(target))
+    response.status_code = 303
+    set_board_cookie(response, request)
+    response.delete_cookie(NONCE_COOKIE, path="/login")
+    return response
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def login(request: HttpRequest) -> HttpResponse:
+    """Sign in with the token once (form or ?token=); the cookie is derived from it."""
+    token = current_token()
+    next_url = safe_next(request.POST.get("next") or request.GET.get("next"))
+    error = ""
+    if request.method == "POST":
+        nonce_ok = tokens.same(request.COOKIES.get(NONCE_COOKIE), request.POST.get("nonce", ""))
+        if not nonce_ok:
+            error = "The sign-in form expired. Try again."
+        elif tokens.same(request.POST.get("token", "").strip(), token):
+            return _signed_in(request, next_url)
+        else:
+            error = "That is not this server's token. Run `relaybay token` to see it."
+    elif "token" in request.GET:
+        if tokens.same(request.GET["token"].strip(), token):
+            return _signed_in(request, next_url)
+        error = "That is not this server's token. Run `relaybay token` to see it."
+    nonce = secrets.token_urlsafe(24)
+    response = render(
+        request,
+        "relaybay_site/login.html",
+        {"next": next_url, "nonce": nonce, "error": error},
+        status=403 if error else 200,
+    )
+    response.set_cookie(
+        NONCE_COOKIE,
+        nonce,
+        max_age=3600,
+        httponly=True,
+        samesite="Strict",
+        secure=request.is_secure(),
+        path="/login",
+    )
+    return response

@@ -1,0 +1,1 @@
+"""The base app: projects, tasks, reports, decisions and the event log."""

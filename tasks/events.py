@@ -1,0 +1,141 @@
+"""The event log: the one kind catalogue, the one append function and its descriptions.
+
+`record_event` is called inside services only, in the transaction of the change; the row
+reaches the live bus after commit. `describe` is the one-line text shared by
+events_since, the Activity feed and the SSE `summary`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from relaybay_site.live import LiveMessage, bus
+from tasks.models import Event, Project, Task
+
+
+class EventKind(StrEnum):
+    PROJECT_CREATED = "project.created"
+    PROJECT_UPDATED = "project.updated"
+    TASK_CREATED = "task.created"
+    TASK_UPDATED = "task.updated"
+    TASK_STAGE_CHANGED = "task.stage_changed"
+    TASK_SESSION_BOUND = "task.session_bound"
+    TASK_SESSION_UNBOUND = "task.session_unbound"
+    TASK_TRACKER_UNLOGGED = "task.tracker_unlogged"
+    REPORT_ADDED = "report.added"
+    DECISION_ADDED = "decision.added"
+    SESSION_SEEN = "session.seen"
+    SESSION_STATUS_CHANGED = "session.status_changed"
+    SESSION_ALIAS_ADDED = "session.alias_added"
+    SESSION_TODO_UPDATED = "session.todo_updated"
+    COMMENT_ADDED = "comment.added"
+    COMMENT_DELIVERED = "comment.delivered"
+    COMMENT_READ = "comment.read"
+    PLAN_SET = "plan.set"
+    PLAN_STEP_UPDATED = "plan.step_updated"
+    PLAN_ACCEPTED = "plan.accepted"
+    REVIEW_STEP_ADDED = "review.step_added"
+    REVIEW_STEP_UPDATED = "review.step_updated"
+    REVIEW_STEP_REMOVED = "review.step_removed"
+    REVIEW_STEP_ACCEPTED = "review.step_accepted"
+    REVIEW_STEP_REJECTED = "review.step_rejected"
+    ATTACHMENT_ADDED = "attachment.added"
+    ATTACHMENT_UPDATED = "attachment.updated"
+    ATTACHMENT_REMOVED = "attachment.removed"
+
+
+KINDS = frozenset(k.value for k in EventKind)
+
+
+def record_event(
+    kind: EventKind,
+    *,
+    project: Project | None,
+    task: Task | None = None,
+    actor: str,
+    payload: dict[str, Any] | None = None,
+) -> Event:
+    """Append one event in the caller's transaction; publish it only after commit."""
+    event = Event.objects.create(
+        kind=str(kind),
+        project=project,
+        task=task,
+        actor=actor,
+        payload=payload or {},
+        created_at=timezone.now(),
+    )
+    # Keep what the message needs now: after commit the caller's objects may have changed.
+    message = to_message(event, project.slug if project else None, task.key if task else None)
+    transaction.on_commit(lambda: bus.publish(message))
+    return event
+
+
+def newest_event_id() -> int:
+    return Event.objects.order_by("-id").values_list("id", flat=True).first() or 0
+
+
+def live_messages_after(
+    after_id: int, *, project: str | None = None, limit: int = 5000
+) -> list[LiveMessage]:
+    rows = Event.objects.filter(id__gt=after_id).select_related("project", "task").order_by("id")
+    if project:
+        rows = rows.filter(project__slug=project)
+    return [
+        to_message(e, e.project.slug if e.project else None, e.task.key if e.task else None)
+        for e in rows[:limit]
+    ]
+
+
+def to_message(event: Event, project: str | None, key: str | None) -> LiveMessage:
+    p = event.payload
+    data = {
+        "kind": event.kind,
+        "project": project,
+        "key": key,
+        "stage": p.get("stage"),
+        "from": p.get("from"),
+        "to": p.get("to"),
+        "session": p.get("session"),
+        "summary": describe(event.kind, p),
+    }
+    return LiveMessage(id=event.id, kind=event.kind, project=project, data=data)
+
+
+# --- one-line descriptions ------------------------------------------------------------
+
+_DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "project.created": lambda p: f"project {p.get('slug', '')} created",
+    "project.updated": lambda p: "changed " + ", ".join(p.get("fields", [])),
+    "task.created": lambda p: f"created in {p.get('stage', 'plan')}: {p.get('title', '')}",
+    "task.updated": lambda p: "changed " + ", ".join(p.get("fields", [])),
+    "task.stage_changed": lambda p: (
+        f"{p.get('from')} → {p.get('to')}"
+        + (f" ({len(p['warnings'])} rule warning(s))" if p.get("warnings") else "")
+    ),
+    "task.session_bound": lambda p: f"bound to {p.get('session', '')}",
+    "task.session_unbound": lambda p: (
+        f"unbound from {p.get('session', '')}" + (f" ({p['reason']})" if p.get("reason") else "")
+    ),
+    "task.tracker_unlogged": lambda p: f"tracker mark cleared ({p.get('reason', '')})",
+    "report.added": lambda p: p.get("summary", ""),
+    "decision.added": lambda p: p.get("text", ""),
+    "session.seen": lambda p: f"session {p.get('session', '')} seen",
+    "session.status_changed": lambda p: (
+        f"{p.get('session', '')}: {p.get('from') or 'no status'} → {p.get('to')}"
+    ),
+    "session.alias_added": lambda p: (
+        f"{p.get('alias', '')} is now an alias of {p.get('session', '')}"
+    ),
+}
+
+
+def describe(kind: str, payload: dict[str, Any]) -> str:
+    """The short text of an event; a kind without its own describer shows its summary."""
+    fn = _DESCRIBERS.get(kind)
+    text = fn(payload) if fn else str(payload.get("summary") or payload.get("title") or "")
+    return text[:200]

@@ -1,0 +1,144 @@
+"""Projects, tasks, reports, decisions, tracker history, rules overrides and the event log.
+
+Fields, constraints and Meta only: every write goes through tasks.services (§1 Event:
+the event row is appended in the same transaction as the change it describes).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+STAGES = ("plan", "dev", "review", "test", "live", "done")
+STAGE_CHOICES = [(s, s) for s in STAGES]
+SIZE_CHOICES = [("", "-"), ("S", "S"), ("M", "M"), ("L", "L")]
+
+
+class Project(models.Model):
+    slug = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    repo_path = models.CharField(max_length=1000, blank=True, default="")
+    description = models.TextField(blank=True, default="")
+    next_number = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Task(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tasks")
+    number = models.PositiveIntegerField()
+    key = models.CharField(max_length=80, unique=True)
+    title = models.CharField(max_length=300)
+    stage = models.CharField(max_length=10, choices=STAGE_CHOICES, default="plan")
+    stage_note = models.TextField(blank=True, default="")
+    waiting_on = models.CharField(max_length=200, blank=True, default="")
+    next_step = models.TextField(blank=True, default="")
+    next_step_at = models.DateTimeField(null=True, blank=True)
+    branch = models.CharField(max_length=300, blank=True, default="")
+    document_path = models.CharField(max_length=1000, blank=True, default="")
+    description = models.TextField(blank=True, default="")
+    progress = models.TextField(blank=True, default="")
+    priority = models.CharField(max_length=40, blank=True, default="")
+    size = models.CharField(max_length=1, choices=SIZE_CHOICES, blank=True, default="")
+    tracker_ref = models.CharField(max_length=100, blank=True, default="")
+    tracker_name = models.CharField(max_length=100, blank=True, default="")
+    tracker_url = models.CharField(max_length=2000, blank=True, default="")
+    tracker_logged = models.BooleanField(default=False)
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    stage_changed_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["project_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "number"], name="task_number_per_project"),
+            models.CheckConstraint(condition=models.Q(stage__in=STAGES), name="task_stage_known"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "stage"], name="task_project_stage"),
+            models.Index(fields=["project", "closed_at"], name="task_project_closed"),
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Report(models.Model):
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="reports")
+    body = models.TextField()
+    summary = models.CharField(max_length=200)
+    state = models.CharField(max_length=40, blank=True, default="")
+    size = models.CharField(max_length=1, blank=True, default="")
+    author = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["task", "created_at"], name="report_task_time")]
+
+
+class Decision(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="decisions")
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, null=True, blank=True, related_name="decisions"
+    )
+    text = models.TextField()
+    decided_by = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+
+
+class TrackerEntry(models.Model):
+    """One issue key a task has had; logging and unlogging stamp the current entry."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="tracker_entries")
+    ref = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, blank=True, default="")
+    url = models.CharField(max_length=2000, blank=True, default="")
+    created_at = models.DateTimeField()
+    logged_at = models.DateTimeField(null=True, blank=True)
+    unlogged_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
+class ProjectRules(models.Model):
+    """A project's working-rules override (§6): the rules document as JSON text."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="rules")
+    body = models.TextField()
+    updated_at = models.DateTimeField()
+
+
+class Event(models.Model):
+    """The event log: monotonic id (also the SSE id), kept forever."""
+
+    id = models.BigAutoField(primary_key=True)
+    kind = models.CharField(max_length=64)
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    actor = models.CharField(max_length=200, blank=True, default="")
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(fields=["project", "id"], name="event_project_id"),
+            models.Index(fields=["task", "id"], name="event_task_id"),
+            models.Index(fields=["kind", "id"], name="event_kind_id"),
+        ]

@@ -1,0 +1,7 @@
+from django.urls import path
+
+from tasks import views
+
+urlpatterns = [
+    path("", views.projects, name="projects"),
+]
