@@ -49,6 +49,10 @@ class Task(models.Model):
     tracker_name = models.CharField(max_length=100, blank=True, default="")
     tracker_url = models.CharField(max_length=2000, blank=True, default="")
     tracker_logged = models.BooleanField(default=False)
+    # Plan state lives on the task (§1 Plan and checkpoints); the plans app writes it.
+    plan_status = models.CharField(max_length=10, default="none")
+    plan_accepted_at = models.DateTimeField(null=True, blank=True)
+    plan_accepted_by = models.CharField(max_length=200, blank=True, default="")
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()

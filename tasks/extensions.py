@@ -1,0 +1,97 @@
+"""Seams through which later apps extend the base without `tasks` importing them.
+
+`tasks` imports no other app (ARCHITECTURE.md §2), yet task_get, project_snapshot and
+the board show the bound session, the plan and the review checklist. Those apps register
+small functions here in their AppConfig.ready(); tasks calls whatever is registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tasks.models import Task
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling a write tool: the display name and any notes for the answer."""
+
+    name: str
+    session_id: int | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+CallerResolver = Callable[..., Caller]
+TaskSection = Callable[["Task"], str | None]
+TaskFacts = Callable[["Task"], dict[str, Any]]
+TaskLineSuffixes = Callable[[list["Task"]], dict[int, str]]
+
+_caller_resolver: CallerResolver | None = None
+_md_sections: list[tuple[int, TaskSection]] = []
+_line_suffixes: list[tuple[int, TaskLineSuffixes]] = []
+_move_facts: list[TaskFacts] = []
+
+
+def register_caller_resolver(fn: CallerResolver) -> None:
+    """sessions registers how `session`, `session_title`, `hook_session` become a Caller."""
+    global _caller_resolver
+    _caller_resolver = fn
+
+
+def resolve_caller(
+    *,
+    session: str | None,
+    session_title: str | None,
+    hook_session: str | None,
+    task_key: str | None,
+) -> Caller:
+    if _caller_resolver is None:
+        name = (session or "").strip() or "agent"
+        return Caller(name=name)
+    return _caller_resolver(
+        session=session, session_title=session_title, hook_session=hook_session, task_key=task_key
+    )
+
+
+def register_task_section(order: int, fn: TaskSection) -> None:
+    """A markdown section of task_get (the bound session, the plan, the checklist …)."""
+    _md_sections.append((order, fn))
+    _md_sections.sort(key=lambda item: item[0])
+
+
+def task_sections(task: Task) -> list[str]:
+    return [text for _, fn in _md_sections if (text := fn(task))]
+
+
+def register_task_line_suffix(order: int, fn: TaskLineSuffixes) -> None:
+    """Short suffixes of task lines in project_snapshot / task_list (" · session x").
+
+    Batched (one call for the whole list → {task id: text}) so a list costs one query per
+    extension, not one per task.
+    """
+    _line_suffixes.append((order, fn))
+    _line_suffixes.sort(key=lambda item: item[0])
+
+
+def task_line_suffixes(tasks: list[Task]) -> dict[int, list[str]]:
+    result: dict[int, list[str]] = {t.id: [] for t in tasks}
+    for _, fn in _line_suffixes:
+        for task_id, text in fn(tasks).items():
+            if text:
+                result.setdefault(task_id, []).append(text)
+    return result
+
+
+def register_move_facts(fn: TaskFacts) -> None:
+    """Extra facts for the working-rules check of a stage move (e.g. the agent's todo)."""
+    _move_facts.append(fn)
+
+
+def move_facts(task: Task) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    for fn in _move_facts:
+        facts.update(fn(task))
+    return facts

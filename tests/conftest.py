@@ -1,0 +1,15 @@
+"""Test-wide set-up: a throwaway data folder before Django reads its settings."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+# pytest-django imports the settings right after this file: point them at a private data
+# folder so no test ever reads or writes the developer's real one.
+os.environ["RELAYBAY_HOME"] = tempfile.mkdtemp(prefix="relaybay-test-home-")
+for _name in list(os.environ):
+    if _name.startswith("RELAYBAY_") and _name not in ("RELAYBAY_HOME", "RELAYBAY_REQUIRE_BROWSER"):
+        del os.environ[_name]
+
+pytest_plugins = ["tests.support.fixtures"]

@@ -1,0 +1,26 @@
+"""Shared fixtures: a running server per test module, and a fresh one per test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.server import RelaybayServer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RelaybayServer]:
+    """One real `relaybay serve` shared by the tests of a module."""
+    srv = RelaybayServer(home=tmp_path_factory.mktemp("home")).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[RelaybayServer]:
+    """A server of this test's own, for tests that change state others would see."""
+    srv = RelaybayServer(home=tmp_path / "home").start()
+    yield srv
+    srv.stop()

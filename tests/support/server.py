@@ -1,0 +1,110 @@
+"""A real `relaybay serve` on a free loopback port with its own data folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RELAYBAY_")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    *args: str, home: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """Run `python -m relaybay …` as a user would, with a clean RELAYBAY_* environment."""
+    base = clean_env(**(env or {}))
+    if home is not None:
+        base["RELAYBAY_HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "relaybay", *args],
+        env=base,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@dataclass
+class RelaybayServer:
+    """Start with `start()`, stop with `stop()`; `base_url`, `token` and `home` for tests."""
+
+    home: Path
+    port: int = field(default_factory=free_port)
+    env: dict[str, str] = field(default_factory=dict)
+    args: tuple[str, ...] = ()
+    proc: subprocess.Popen[str] | None = None
+    log_path: Path | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def token(self) -> str:
+        return (self.home / "token").read_text().strip()
+
+    def start(self, timeout: float = 30) -> RelaybayServer:
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.home / "serve.log"
+        env = clean_env(RELAYBAY_HOME=str(self.home), **self.env)
+        log = self.log_path.open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "relaybay", "serve", "--port", str(self.port), *self.args],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"relaybay serve exited {self.proc.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(self.base_url + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"relaybay serve did not answer in {timeout}s:\n{self.log()}")
+
+    def healthz(self) -> dict:
+        with urllib.request.urlopen(self.base_url + "/healthz", timeout=5) as r:
+            return json.loads(r.read())
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> float:
+        """Stop the server; returns how many seconds it took to exit."""
+        if self.proc is None or self.proc.poll() is not None:
+            return 0.0
+        started = time.monotonic()
+        self.proc.send_signal(sig)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(5)
+        return time.monotonic() - started
