@@ -1,100 +1,134 @@
-// relaybay board: sidebar and drawer, and the live connection to /events.
-// No inline scripts anywhere (the CSP has no 'unsafe-inline'); htmx runs without eval,
-// so project filtering of live events happens here, not in hx-trigger filters.
+// relaybay board: sidebar and drawer (§2 Navigation), and the live connection to /events
+// (§2 Live updates). No inline scripts anywhere (the CSP has no 'unsafe-inline'); htmx runs
+// without eval, so project filtering of live events happens here, not in hx-trigger filters:
+// every event is re-dispatched on <body> as `rb-<kind>` (dots become dashes) and `rb-event`,
+// and, when it belongs to the page's project (body[data-project]), as `rbp-<kind>` and
+// `rbp-event`. Fragments listen with hx-trigger="rbp-task-updated from:body".
 (function () {
   "use strict";
 
+  var root = document.documentElement;
   var body = document.body;
   var NARROW = window.matchMedia("(max-width: 759px)");
   var STORE_KEY = "relaybay.sidebar";
 
   // --- sidebar (wide) and drawer (narrow) -------------------------------------------
-  function storedSidebar() {
-    try { return window.localStorage.getItem(STORE_KEY); } catch (e) { return null; }
-  }
-  function storeSidebar(value) {
-    try { window.localStorage.setItem(STORE_KEY, value); } catch (e) { /* storage off */ }
-  }
   var toggle = document.getElementById("nav-toggle");
   var sidebar = document.getElementById("sidebar");
   var scrim = document.querySelector("[data-scrim]");
 
-  function setDrawer(open) {
-    body.classList.toggle("nav-open", open);
-    if (scrim) { scrim.hidden = !open; }
-    if (toggle) { toggle.setAttribute("aria-expanded", String(open)); }
-    if (open && sidebar) {
-      var first = sidebar.querySelector("a, summary");
+  function storeSidebar(value) {
+    try { window.localStorage.setItem(STORE_KEY, value); } catch (e) { /* storage off */ }
+  }
+  function storedHidden() {
+    try { return window.localStorage.getItem(STORE_KEY) === "hidden"; } catch (e) { return false; }
+  }
+  function drawerOpen() { return root.classList.contains("nav-open"); }
+  function setExpanded(expanded) {
+    if (toggle) { toggle.setAttribute("aria-expanded", String(expanded)); }
+  }
+
+  function openDrawer() {
+    root.classList.add("nav-open");
+    if (scrim) { scrim.hidden = false; }
+    setExpanded(true);
+    if (sidebar) {
+      // Start where the reader is: the current item, else the first one.
+      var first = sidebar.querySelector('[aria-current="page"]') || sidebar.querySelector("a, summary");
       if (first) { first.focus(); }
     }
   }
+  // The drawer traps nothing; closing it hands the focus back to the button when the
+  // focus was inside the drawer (or nowhere), so keyboard users do not lose their place.
+  function closeDrawer(returnFocus) {
+    if (!drawerOpen()) { return; }
+    var active = document.activeElement;
+    root.classList.remove("nav-open");
+    if (scrim) { scrim.hidden = true; }
+    setExpanded(false);
+    var focusWasInside = !active || active === body || (sidebar && sidebar.contains(active));
+    if (returnFocus && focusWasInside && toggle) { toggle.focus(); }
+  }
   function applyWide() {
-    var hidden = storedSidebar() === "hidden";
-    body.classList.toggle("nav-collapsed", hidden);
-    if (toggle) { toggle.setAttribute("aria-expanded", String(!hidden)); }
+    var hidden = storedHidden();
+    root.classList.toggle("nav-collapsed", hidden);
+    setExpanded(!hidden);
   }
   function applyLayout() {
+    closeDrawer(false);
     if (NARROW.matches) {
-      body.classList.remove("nav-collapsed");
-      setDrawer(false);
+      setExpanded(false);
     } else {
-      setDrawer(false);
       applyWide();
     }
   }
+
   if (toggle) {
     toggle.addEventListener("click", function () {
       if (NARROW.matches) {
-        setDrawer(!body.classList.contains("nav-open"));
+        if (drawerOpen()) { closeDrawer(true); } else { openDrawer(); }
       } else {
-        var hide = !body.classList.contains("nav-collapsed");
-        storeSidebar(hide ? "hidden" : "shown");
+        storeSidebar(root.classList.contains("nav-collapsed") ? "shown" : "hidden");
         applyWide();
       }
     });
   }
-  if (scrim) { scrim.addEventListener("click", function () { setDrawer(false); }); }
+  if (scrim) { scrim.addEventListener("click", function () { closeDrawer(true); }); }
   document.addEventListener("keydown", function (e) {
-    if (e.key === "Escape" && body.classList.contains("nav-open")) {
-      setDrawer(false);
-      if (toggle) { toggle.focus(); }
+    if (e.key === "Escape" && drawerOpen()) {
+      e.preventDefault();
+      closeDrawer(true);
     }
   });
   document.addEventListener("click", function (e) {
-    if (!body.classList.contains("nav-open")) { return; }
+    if (!drawerOpen()) { return; }
     if (sidebar && sidebar.contains(e.target)) {
-      if (e.target.closest("a")) { setDrawer(false); }
+      if (e.target.closest("a[href]")) { closeDrawer(false); }  // following a link
       return;
     }
     if (toggle && toggle.contains(e.target)) { return; }
-    setDrawer(false);
+    closeDrawer(true);  // a click outside (header, scrim)
+  });
+  // Tabbing out of the open drawer closes it instead of leaving it over the page.
+  document.addEventListener("focusin", function (e) {
+    if (!drawerOpen()) { return; }
+    if ((sidebar && sidebar.contains(e.target)) || (toggle && toggle.contains(e.target))) { return; }
+    closeDrawer(false);
   });
   NARROW.addEventListener("change", applyLayout);
   applyLayout();
 
   // --- live connection --------------------------------------------------------------
   var status = document.getElementById("live-status");
+  var statusLabel = status && status.querySelector(".label");
   var project = body.getAttribute("data-project") || "";
   var source = null;
-  var lastId = null;
+  // Start from the newest event the server knew when it rendered the page, so an event
+  // between rendering and connecting is replayed instead of lost.
+  var lastId = body.getAttribute("data-live-since") || null;
   var retryTimer = null;
   var retryDelay = 1000;
   var KINDS = (document.querySelector('meta[name="relaybay-event-kinds"]') || {}).content;
   KINDS = KINDS ? KINDS.split(" ") : [];
+  var TITLES = {
+    connecting: "Live updates: connecting…",
+    live: "Live updates: on",
+    offline: "Live updates: offline, retrying",
+  };
 
   function setState(state) {
-    if (!status) { return; }
+    if (!status || status.getAttribute("data-state") === state) { return; }
     status.setAttribute("data-state", state);
-    var label = status.querySelector(".label");
-    if (label) { label.textContent = state; }
+    status.title = TITLES[state] || state;
+    if (statusLabel) { statusLabel.textContent = state; }
   }
 
   function dispatch(kind, data) {
-    var name = "rb-" + kind.replace(/\./g, "-");
-    body.dispatchEvent(new CustomEvent(name, { detail: data }));
+    var name = kind.replace(/\./g, "-");
+    body.dispatchEvent(new CustomEvent("rb-" + name, { detail: data }));
     body.dispatchEvent(new CustomEvent("rb-event", { detail: data }));
     if (project && data && data.project === project) {
-      body.dispatchEvent(new CustomEvent("rbp-" + kind.replace(/\./g, "-"), { detail: data }));
+      body.dispatchEvent(new CustomEvent("rbp-" + name, { detail: data }));
       body.dispatchEvent(new CustomEvent("rbp-event", { detail: data }));
     }
   }
@@ -106,30 +140,44 @@
     dispatch(e.type, data);
   }
 
-  function connect() {
-    if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
-    if (source) { source.close(); }
-    setState("connecting");
-    var url = "/events" + (lastId ? "?last_event_id=" + encodeURIComponent(lastId) : "");
-    source = new EventSource(url);
-    source.onopen = function () { retryDelay = 1000; setState("live"); };
-    source.onerror = function () {
-      // Reconnect ourselves so the replay asks from the last id we saw.
-      source.close();
-      source = null;
-      setState("offline");
-      retryTimer = setTimeout(connect, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 15000);
-    };
-    source.addEventListener("resync", function () { window.location.reload(); });
-    KINDS.forEach(function (kind) { source.addEventListener(kind, onMessage); });
+  function scheduleRetry() {
+    if (retryTimer) { return; }
+    retryTimer = setTimeout(connect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 15000);
   }
 
+  // A reconnect keeps the current state on screen until it succeeds ("live") or fails
+  // ("offline"): no flicker through "connecting" on every retry or wake-up.
+  function connect() {
+    if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+    if (source) { source.close(); source = null; }
+    var url = "/events" + (lastId ? "?last_event_id=" + encodeURIComponent(lastId) : "");
+    var es = new EventSource(url);
+    source = es;
+    es.onopen = function () { retryDelay = 1000; setState("live"); };
+    es.onerror = function () {
+      // Reconnect ourselves so the replay asks from the last id we saw (a fresh
+      // EventSource sends no Last-Event-ID header).
+      es.close();
+      if (source !== es) { return; }
+      source = null;
+      setState("offline");
+      scheduleRetry();
+    };
+    es.addEventListener("resync", function () { window.location.reload(); });
+    KINDS.forEach(function (kind) { es.addEventListener(kind, onMessage); });
+  }
+
+  // Waking from sleep or coming back online forces a reconnect (§2 Live updates).
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible") { connect(); }
+    if (document.visibilityState === "visible") { retryDelay = 1000; connect(); }
   });
-  window.addEventListener("online", connect);
+  window.addEventListener("online", function () { retryDelay = 1000; connect(); });
   window.addEventListener("offline", function () { setState("offline"); });
-  window.relaybay = { reconnect: connect, state: function () { return status && status.getAttribute("data-state"); } };
+  window.addEventListener("pageshow", function (e) { if (e.persisted) { connect(); } });
+  window.relaybay = {
+    reconnect: connect,
+    state: function () { return status && status.getAttribute("data-state"); },
+  };
   connect();
 })();

@@ -1,0 +1,161 @@
+"""Headless Chromium for the board tests: Debian's /usr/bin/chromium driven by Playwright.
+
+No `playwright install`: the browser is the system one (CI installs it with apt). Without
+Playwright or Chromium the tests are skipped with the reason, unless
+RELAYBAY_REQUIRE_BROWSER=1 (CI), where that is a failure. CHROMIUM_PATH points at another
+Chromium binary (tests/conftest.py clears every other RELAYBAY_* variable).
+
+`new_page(width, height, color_scheme=...)` opens a page in a fresh browser context and
+returns a `WatchedPage`: the page plus every console message, page error and CSP violation
+seen on it. `shot(page, name)` saves a screenshot under tests/artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "browser"
+
+# Added to every document before its own scripts. Init scripts run through the DevTools
+# protocol, outside the page's CSP, so the watcher itself can never cause a violation;
+# test_the_csp_watcher_sees_a_violation proves the listener fires.
+CSP_WATCH = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__cspViolations.push({
+    directive: e.violatedDirective, blocked: e.blockedURI, source: e.sourceFile,
+    line: e.lineNumber, sample: e.sample,
+  });
+});
+"""
+
+
+def _require() -> bool:
+    return os.environ.get("RELAYBAY_REQUIRE_BROWSER") == "1"
+
+
+def _unavailable(reason: str) -> NoReturn:
+    if _require():
+        pytest.fail(f"RELAYBAY_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def chromium_path() -> str | None:
+    override = os.environ.get("CHROMIUM_PATH")
+    if override:
+        return override if Path(override).is_file() else None
+    for candidate in CHROMIUM_CANDIDATES:
+        if Path(candidate).is_file():
+            return candidate
+    return shutil.which("chromium")
+
+
+@dataclass
+class WatchedPage:
+    """A Playwright page with what it logged: console messages, page errors, CSP reports."""
+
+    page: Any
+    console: list[tuple[str, str]] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    seen_violations: list[dict[str, Any]] = field(default_factory=list)
+
+    def csp_violations(self) -> list[Any]:
+        """Violations reported to the listener on the current document, plus any CSP
+        complaint Chromium wrote to the console (covers earlier documents too)."""
+        try:
+            current = self.page.evaluate("window.__cspViolations || []")
+        except Exception:  # page closed or navigating: the console list still counts
+            current = []
+        console = [t for kind, t in self.console if "Content Security Policy" in t]
+        return [*self.seen_violations, *current, *console]
+
+    def errors(self) -> list[str]:
+        """Console errors and warnings, and uncaught page errors."""
+        logged = [f"{kind}: {text}" for kind, text in self.console if kind in ("error", "warning")]
+        return [*logged, *self.page_errors]
+
+    def remember_violations(self) -> None:
+        """Keep the current document's violations before navigating away from it."""
+        self.seen_violations.extend(self.page.evaluate("window.__cspViolations || []"))
+
+    def assert_clean(self) -> None:
+        assert self.csp_violations() == [], "CSP violations"
+        assert self.errors() == [], "console errors"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        _unavailable(
+            "playwright is not installed (pip install playwright, no `playwright install`)"
+        )
+    executable = chromium_path()
+    if executable is None:
+        _unavailable("Chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        except Error as exc:
+            _unavailable(f"Chromium at {executable} did not start: {exc.message.splitlines()[0]}")
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
+    """Factory: a page of the given viewport in a fresh context (own cookies and storage)."""
+    contexts: list[Any] = []
+
+    def make(
+        width: int = 1440,
+        height: int = 900,
+        color_scheme: str = "light",
+        reduced_motion: str = "reduce",  # still screenshots; "no-preference" runs transitions
+    ) -> WatchedPage:
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            color_scheme=color_scheme,
+            reduced_motion=reduced_motion,
+        )
+        context.set_default_timeout(10_000)
+        context.add_init_script(CSP_WATCH)
+        contexts.append(context)
+        page = context.new_page()
+        watched = WatchedPage(page)
+        page.on("console", lambda m: watched.console.append((m.type, m.text)))
+        page.on("pageerror", lambda e: watched.page_errors.append(str(e)))
+        return watched
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def shot() -> Callable[[Any, str], Path]:
+    def save(page: Any, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path))
+        return path
+
+    return save

@@ -1,0 +1,35 @@
+"""Small steps the browser tests share (the fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support.server import RelaybayServer
+
+
+def sign_in(page: Any, server: RelaybayServer, path: str = "/") -> None:
+    """Sign in the quick way (/login?token=…) and open `path`; the form has its own test."""
+    page.goto(f"{server.base_url}/login?token={server.token}&next={path}")
+    page.wait_for_url(f"{server.base_url}{path}")
+
+
+def wait_state(page: Any, state: str = "live", timeout: float = 10_000) -> None:
+    """Wait until the header's live-status indicator shows `state`."""
+    page.wait_for_selector(f'#live-status[data-state="{state}"]', timeout=timeout)
+
+
+def focused(page: Any) -> str:
+    """A short description of the focused element: its id, else tag and text."""
+    return page.evaluate(
+        """() => {
+            const el = document.activeElement;
+            if (!el || el === document.body) return "body";
+            return el.id ? "#" + el.id : el.tagName.toLowerCase() + ":" + el.textContent.trim();
+        }"""
+    )
+
+
+def in_sidebar(page: Any) -> bool:
+    return page.evaluate(
+        "() => document.getElementById('sidebar').contains(document.activeElement)"
+    )
