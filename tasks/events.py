@@ -71,7 +71,9 @@ def record_event(
     )
     # Keep what the message needs now: after commit the caller's objects may have changed.
     message = to_message(event, project.slug if project else None, task.key if task else None)
-    transaction.on_commit(lambda: bus.publish(message))
+    # robust: the row is committed whatever happens to the live copy; a failure is logged
+    # instead of turning a successful write into an error for the caller.
+    transaction.on_commit(lambda: bus.publish(message), robust=True)
     return event
 
 
@@ -108,11 +110,22 @@ def to_message(event: Event, project: str | None, key: str | None) -> LiveMessag
 
 # --- one-line descriptions ------------------------------------------------------------
 
+
+def _task_updated(p: dict[str, Any]) -> str:
+    # A next step written again unchanged is a confirmation (§1), not a change.
+    parts = []
+    if p.get("fields"):
+        parts.append("changed " + ", ".join(p["fields"]))
+    if p.get("confirmed"):
+        parts.append("confirmed " + ", ".join(p["confirmed"]))
+    return "; ".join(parts) or "changed"
+
+
 _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "project.created": lambda p: f"project {p.get('slug', '')} created",
     "project.updated": lambda p: "changed " + ", ".join(p.get("fields", [])),
     "task.created": lambda p: f"created in {p.get('stage', 'plan')}: {p.get('title', '')}",
-    "task.updated": lambda p: "changed " + ", ".join(p.get("fields", [])),
+    "task.updated": lambda p: _task_updated(p),
     "task.stage_changed": lambda p: (
         f"{p.get('from')} → {p.get('to')}"
         + (f" ({len(p['warnings'])} rule warning(s))" if p.get("warnings") else "")
@@ -122,7 +135,7 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"unbound from {p.get('session', '')}" + (f" ({p['reason']})" if p.get("reason") else "")
     ),
     "task.tracker_unlogged": lambda p: f"tracker mark cleared ({p.get('reason', '')})",
-    "report.added": lambda p: p.get("summary", ""),
+    "report.added": lambda p: p.get("summary", "") or "report added",
     "decision.added": lambda p: p.get("text", ""),
     "session.seen": lambda p: f"session {p.get('session', '')} seen",
     "session.status_changed": lambda p: (

@@ -1,18 +1,209 @@
-"""Placeholder: the editable task field names (§1 Task); the lead replaces this module."""
+"""The editable task fields (§1 Task): the one list that drives write validation, the
+relaybay://schema/task resource and the "Editable fields" line of task_get.
 
-EDITABLE_FIELD_NAMES = (
-    "title",
-    "stage_note",
-    "waiting_on",
-    "next_step",
-    "branch",
-    "document_path",
-    "description",
-    "progress",
-    "priority",
-    "size",
-    "tracker_ref",
-    "tracker_name",
-    "tracker_url",
-    "tracker_logged",
+Pure Python on purpose: tasks.rules imports this module while the config loader runs, before
+Django is set up, so nothing here may import models or settings.
+
+Conventions every adapter follows (§3):
+- "-" or "" clears an optional text field (models cannot always send an empty string);
+- None means "not given" and leaves the field alone;
+- surrounding whitespace is dropped; one-line fields refuse line breaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from relaybay_site.errors import InvalidField
+from tasks.rules import SIZES, STAGES
+
+CLEAR = ("-", "")
+
+# Limits of values that are not task fields, kept here so forms and tools share them.
+REPORT_BODY_MAX = 50_000
+REPORT_SUMMARY_MAX = 200
+DECISION_TEXT_MAX = 2_000
+DECIDED_BY_MAX = 200
+PROJECT_SLUG_MAX = 64
+PROJECT_NAME_MAX = 200
+PROJECT_REPO_PATH_MAX = 1_000
+PROJECT_DESCRIPTION_MAX = 5_000
+
+
+@dataclass(frozen=True)
+class Field:
+    """One editable task field: what it holds, its limit and how to clear it."""
+
+    name: str
+    type: str  # "text" (markdown), "line" (one line), "choice", "url", "bool"
+    description: str
+    max_length: int | None = None
+    choices: tuple[str, ...] = ()
+    clearable: bool = True
+
+    @property
+    def how_to_clear(self) -> str:
+        if not self.clearable:
+            return "cannot be cleared"
+        if self.type == "bool":
+            return "false"
+        return '"-" or ""'
+
+
+EDITABLE_FIELDS: tuple[Field, ...] = (
+    Field("title", "line", "Short name of the task.", 300, clearable=False),
+    Field(
+        "stage",
+        "choice",
+        "Where the task is; a change is a stage move, checked against the working rules.",
+        choices=STAGES,
+        clearable=False,
+    ),
+    Field(
+        "stage_note", "text", "A note on the current stage (why it is here, what holds it).", 2000
+    ),
+    Field("waiting_on", "line", "Who acts next (owner, a session, a person).", 200),
+    Field(
+        "next_step",
+        "text",
+        "What happens next; stale once the stage changes until written again.",
+        1_000,
+    ),
+    Field("branch", "line", "Git branch of the work.", 300),
+    Field("document_path", "line", "Path of the task's design or spec document.", 1_000),
+    Field("description", "text", "What to do and why (markdown).", 20_000),
+    Field(
+        "progress",
+        "text",
+        "Running summary of everything done so far; rewrite it, do not append.",
+        10_000,
+    ),
+    Field("priority", "line", "Free text, short (e.g. high, P1, after release).", 40),
+    Field("size", "choice", "S, M or L; S tasks may go without an accepted plan.", choices=SIZES),
+    Field(
+        "tracker_ref", "line", "Issue key in the external tracker; a new one starts unlogged.", 100
+    ),
+    Field("tracker_name", "line", "Name of the external tracker.", 100),
+    Field("tracker_url", "url", "Link to the issue (http:// or https:// only).", 2_000),
+    Field(
+        "tracker_logged",
+        "bool",
+        "The work log is entered in the external tracker; new work clears it.",
+    ),
 )
+
+EDITABLE_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in EDITABLE_FIELDS)
+FIELDS_BY_NAME: dict[str, Field] = {f.name: f for f in EDITABLE_FIELDS}
+
+_TRUE = ("true", "yes", "1", "on")
+_FALSE = ("false", "no", "0", "off", "-", "")
+
+
+def editable_fields_line() -> str:
+    """The "Editable fields" line of task_get."""
+    return "Editable fields: " + ", ".join(EDITABLE_FIELD_NAMES)
+
+
+def schema_table_md() -> str:
+    """The relaybay://schema/task resource: one markdown table row per editable field."""
+    lines = [
+        "# Task fields",
+        "",
+        'Write them with task_update or task_patch(task, fields={...}). "-" or "" clears an '
+        "optional text field.",
+        "",
+        "| Field | Type | Max | Description | Clear with |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for f in EDITABLE_FIELDS:
+        kind = f"{f.type}: {' / '.join(f.choices)}" if f.choices else f.type
+        limit = str(f.max_length) if f.max_length else ""
+        lines.append(f"| {f.name} | {kind} | {limit} | {f.description} | {f.how_to_clear} |")
+    return "\n".join(lines) + "\n"
+
+
+def field_spec(name: str) -> Field:
+    """The spec of an editable field; InvalidField naming the fields for any other name."""
+    spec = FIELDS_BY_NAME.get(name)
+    if spec is None:
+        names = ", ".join(EDITABLE_FIELD_NAMES)
+        raise InvalidField(name, f"Unknown task field '{name}'. Editable fields: {names}.")
+    return spec
+
+
+def check_length(name: str, value: str, limit: int) -> str:
+    if len(value) > limit:
+        raise InvalidField(
+            name, f"{name} is {len(value)} characters long; the limit is {limit}. Shorten it."
+        )
+    return value
+
+
+def clean_text(name: str, value: object, limit: int, *, one_line: bool = False) -> str:
+    """A text value: stripped, "-" → "", within the limit, one line when asked."""
+    if not isinstance(value, str):
+        raise InvalidField(name, f"{name} must be text, got {type(value).__name__}.")
+    text = value.strip()
+    if text == "-":
+        return ""
+    if one_line and ("\n" in text or "\r" in text):
+        raise InvalidField(name, f"{name} must be one line; remove the line breaks.")
+    return check_length(name, text, limit)
+
+
+def _clean_bool(name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise InvalidField(name, f"{name} must be true or false, got {value!r}.")
+
+
+def _clean_choice(spec: Field, value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidField(spec.name, f"{spec.name} must be text, got {type(value).__name__}.")
+    text = value.strip()
+    if spec.clearable and text in CLEAR:
+        return ""
+    for choice in spec.choices:
+        if text.lower() == choice.lower():
+            return choice
+    options = ", ".join(spec.choices)
+    clear = ", or - to clear" if spec.clearable else ""
+    if spec.name == "stage":
+        raise InvalidField(spec.name, f"Unknown stage '{text}'. Stages: {options}.")
+    raise InvalidField(spec.name, f"{spec.name} must be one of {options}{clear}; got '{text}'.")
+
+
+def _clean_url(name: str, value: object, limit: int) -> str:
+    text = clean_text(name, value, limit, one_line=True)
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise InvalidField(
+            name, f"{name} must be an http:// or https:// link, got '{text[:80]}'; - clears it."
+        )
+    return text
+
+
+def clean_field(name: str, value: object) -> Any:
+    """Validate and normalise one editable field's value; raise InvalidField naming it."""
+    spec = field_spec(name)
+    if spec.type == "bool":
+        return _clean_bool(name, value)
+    if spec.type == "choice":
+        return _clean_choice(spec, value)
+    if spec.type == "url":
+        return _clean_url(name, value, spec.max_length or 2_000)
+    text = clean_text(name, value, spec.max_length or 10_000, one_line=spec.type == "line")
+    if not text and not spec.clearable:
+        raise InvalidField(name, f"{name} cannot be cleared or empty; give the task a {name}.")
+    return text
+
+
+def clean_fields(values: dict[str, object]) -> dict[str, Any]:
+    """Every given (not None) field of a write, validated; unknown names raise InvalidField."""
+    return {name: clean_field(name, v) for name, v in values.items() if v is not None}

@@ -1,12 +1,41 @@
-"""Reads for the board and MCP answers: ready-made values, so templates only loop."""
+"""Reads for the board and MCP answers: ready-made values, so templates only loop.
+
+Every list here costs a fixed number of queries whatever its length (select_related and
+batched extension calls), so the board and project_snapshot stay flat as a project grows.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
 
-from django.db.models import Count
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
 
-from tasks.models import STAGES, Project, Task
+from relaybay_site.errors import InvalidField, NotFound
+from tasks import extensions
+from tasks.events import describe
+from tasks.models import (
+    STAGES,
+    Decision,
+    Event,
+    Project,
+    ProjectRules,
+    Report,
+    Task,
+    TrackerEntry,
+)
+from tasks.rules import EffectiveRules, effective_rules, summary_line
+
+RECENT_REPORTS = 5
+RECENT_EVENTS = 10
+SNAPSHOT_DECISIONS = 20
+EVENTS_MAX = 500
+
+
+# --- navigation (page frame) -------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -28,21 +57,338 @@ class ProjectOverview:
     total: int
 
 
+def _stage_counts() -> dict[int, dict[str, int]]:
+    counts: dict[int, dict[str, int]] = {}
+    for row in Task.objects.values("project_id", "stage").annotate(n=Count("id")).order_by():
+        counts.setdefault(row["project_id"], {})[row["stage"]] = row["n"]
+    return counts
+
+
 def projects_overview() -> list[ProjectOverview]:
     """Every project with its task count per stage, in two queries whatever the size."""
-    counts: dict[int, dict[str, int]] = {}
-    for row in Task.objects.values("project_id", "stage").annotate(n=Count("id")):
-        counts.setdefault(row["project_id"], {})[row["stage"]] = row["n"]
+    return [
+        ProjectOverview(
+            p.slug, p.name, p.description, list(p.counts.items()), sum(p.counts.values())
+        )
+        for p in project_list()
+    ]
+
+
+# --- lookups ---------------------------------------------------------------------------------
+
+
+def get_project(slug: str) -> Project:
+    """The project of a slug (case and surrounding spaces forgiven); NotFound says what to do."""
+    wanted = (slug or "").strip()
+    # The rules row rides along (a join), so project_rules needs no query of its own.
+    project = Project.objects.select_related("rules").filter(slug=wanted.lower()).first()
+    if project is None:
+        raise NotFound(
+            f"Unknown project {wanted or '(empty)'}. Call project_list to see the slugs, "
+            "or create it with project_upsert."
+        )
+    return project
+
+
+def get_task(key: str) -> Task:
+    """The task of a key like acme-shop-12 (with its project); NotFound says what to do."""
+    wanted = (key or "").strip()
+    task = (
+        Task.objects.select_related("project", "project__rules").filter(key=wanted.lower()).first()
+    )
+    if task is None:
+        raise NotFound(f"Unknown task {wanted or '(empty)'}. Call task_list to see the keys.")
+    return task
+
+
+def is_next_step_stale(task: Task) -> bool:
+    """A next step written before the task's last stage change is stale (§1)."""
+    if not task.next_step or task.next_step_at is None:
+        return False
+    return task.next_step_at < task.stage_changed_at
+
+
+# --- working rules ---------------------------------------------------------------------------
+
+
+def _override_body(project: Project) -> str | None:
+    # select_related("rules") may have filled the cache; a missing row raises DoesNotExist.
+    try:
+        return project.rules.body
+    except ProjectRules.DoesNotExist:
+        return None
+
+
+def project_rules(project: Project | None) -> EffectiveRules:
+    """The effective rules: built-in ⊕ settings.RELAYBAY.rules ⊕ the project's override (§6)."""
+    cfg = settings.RELAYBAY
+    if project is None:
+        return effective_rules(cfg.rules, cfg.rules_mode)
+    return effective_rules(cfg.rules, cfg.rules_mode, _override_body(project), project=project.slug)
+
+
+# --- task lines ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskLine:
+    """One task of a list with the values a line or a card shows."""
+
+    task: Task
+    key: str
+    title: str
+    stage: str
+    size: str
+    priority: str
+    next_step: str
+    next_step_stale: bool
+    waiting_on: str
+    tracker_ref: str
+    tracker_logged: bool
+    version: int
+    stage_changed_at: datetime
+    closed_at: datetime | None
+    suffixes: tuple[str, ...] = ()  # from the extensions (" · session x")
+
+
+def _lines(tasks: list[Task]) -> list[TaskLine]:
+    suffixes = extensions.task_line_suffixes(tasks) if tasks else {}
+    return [
+        TaskLine(
+            task=t,
+            key=t.key,
+            title=t.title,
+            stage=t.stage,
+            size=t.size,
+            priority=t.priority,
+            next_step=t.next_step,
+            next_step_stale=is_next_step_stale(t),
+            waiting_on=t.waiting_on,
+            tracker_ref=t.tracker_ref,
+            tracker_logged=t.tracker_logged,
+            version=t.version,
+            stage_changed_at=t.stage_changed_at,
+            closed_at=t.closed_at,
+            suffixes=tuple(suffixes.get(t.id, ())),
+        )
+        for t in tasks
+    ]
+
+
+# --- projects --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProjectSummary:
+    slug: str
+    name: str
+    repo_path: str
+    description: str
+    counts: dict[str, int]  # stage → tasks (done counts every done task)
+    open_count: int  # every stage but done
+    updated_at: datetime
+
+
+def project_list() -> list[ProjectSummary]:
+    """Every project with its counts, in two queries."""
+    counts = _stage_counts()
     result = []
     for p in Project.objects.all():
         per = counts.get(p.id, {})
         result.append(
-            ProjectOverview(
+            ProjectSummary(
                 slug=p.slug,
                 name=p.name,
+                repo_path=p.repo_path,
                 description=p.description,
-                counts=[(s, per.get(s, 0)) for s in STAGES],
-                total=sum(per.values()),
+                counts={s: per.get(s, 0) for s in STAGES},
+                open_count=sum(n for s, n in per.items() if s != "done"),
+                updated_at=p.updated_at,
             )
         )
     return result
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """project_snapshot and the board: open tasks by stage, recent done ones, decisions."""
+
+    project: Project
+    rules: EffectiveRules
+    rules_line: str  # "Rules <hash>: … (read relaybay://rules/<slug>)"
+    stages: list[tuple[str, list[TaskLine]]]  # every stage in order; done holds recent ones
+    decisions: list[Decision]  # newest first, at most SNAPSHOT_DECISIONS
+    counts: dict[str, int]  # stage → all tasks in it (done: every done task)
+    done_hidden: int  # done tasks closed before the done window
+    done_window_days: int
+
+
+def _done_cutoff() -> datetime:
+    return timezone.now() - timedelta(days=settings.RELAYBAY.done_window_days)
+
+
+def snapshot_data(slug: str) -> Snapshot:
+    """Four queries plus one per registered line-suffix extension, whatever the task count."""
+    project = get_project(slug)
+    rules = project_rules(project)
+    cutoff = _done_cutoff()
+    tasks = list(
+        Task.objects.select_related("project")
+        .filter(project=project)
+        .filter(~Q(stage="done") | Q(closed_at__gte=cutoff))
+        .order_by("number")
+    )
+    counts = dict.fromkeys(STAGES, 0)
+    for row in Task.objects.filter(project=project).values("stage").annotate(n=Count("id")):
+        counts[row["stage"]] = row["n"]
+    decisions = list(
+        Decision.objects.filter(project=project)
+        .select_related("task")
+        .order_by("-id")[:SNAPSHOT_DECISIONS]
+    )
+    lines = _lines(tasks)
+    by_stage: dict[str, list[TaskLine]] = {s: [] for s in STAGES}
+    for line in lines:
+        by_stage[line.stage].append(line)
+    # Recent done first: the one closed last is what the reader looks for.
+    by_stage["done"].sort(key=lambda ln: ln.closed_at or ln.stage_changed_at, reverse=True)
+    return Snapshot(
+        project=project,
+        rules=rules,
+        rules_line=summary_line(rules, project.slug),
+        stages=[(s, by_stage[s]) for s in STAGES],
+        decisions=decisions,
+        counts=counts,
+        done_hidden=counts["done"] - len(by_stage["done"]),
+        done_window_days=settings.RELAYBAY.done_window_days,
+    )
+
+
+@dataclass(frozen=True)
+class TaskListData:
+    project: Project
+    tasks: list[TaskLine]
+    stage: str | None
+    include_done: bool
+    query: str | None
+    done_hidden: int  # done tasks left out (include_done False and no stage filter)
+
+
+def task_list_data(
+    project: str,
+    stage: str | None = None,
+    include_done: bool = False,
+    query: str | None = None,
+) -> TaskListData:
+    """The tasks of a project, optionally of one stage and/or matching a text.
+
+    Done tasks are left out unless include_done or stage="done". query matches the key,
+    title, description, progress or next step (case-insensitive).
+    """
+    proj = get_project(project)
+    stage = (stage or "").strip().lower() or None
+    if stage is not None and stage not in STAGES:
+        raise InvalidField("stage", f"Unknown stage '{stage}'. Stages: {', '.join(STAGES)}.")
+    rows = Task.objects.select_related("project").filter(project=proj)
+    if stage:
+        rows = rows.filter(stage=stage)
+    text = (query or "").strip()
+    if text:
+        rows = rows.filter(
+            Q(key__icontains=text)
+            | Q(title__icontains=text)
+            | Q(description__icontains=text)
+            | Q(progress__icontains=text)
+            | Q(next_step__icontains=text)
+        )
+    hidden = 0
+    if not include_done and stage is None:
+        hidden = rows.filter(stage="done").count()
+        rows = rows.exclude(stage="done")
+    tasks = list(rows.order_by("number"))
+    return TaskListData(
+        project=proj,
+        tasks=_lines(tasks),
+        stage=stage,
+        include_done=include_done,
+        query=text or None,
+        done_hidden=hidden,
+    )
+
+
+# --- one task --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventLine:
+    """One event as the Activity feed, events_since and SSE show it."""
+
+    id: int
+    kind: str
+    project_slug: str | None
+    task_key: str | None
+    actor: str
+    created_at: datetime
+    text: str  # tasks.events.describe(kind, payload)
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+def _event_line(e: Event) -> EventLine:
+    return EventLine(
+        id=e.id,
+        kind=e.kind,
+        project_slug=e.project.slug if e.project else None,
+        task_key=e.task.key if e.task else None,
+        actor=e.actor,
+        created_at=e.created_at,
+        text=describe(e.kind, e.payload),
+        payload=e.payload,
+    )
+
+
+@dataclass(frozen=True)
+class TaskDetail:
+    task: Task  # with .project
+    next_step_stale: bool
+    reports: list[Report]  # the latest RECENT_REPORTS, oldest first
+    report_count: int
+    decisions: list[Decision]  # of this task, oldest first
+    tracker_entries: list[TrackerEntry]  # every issue key the task has had, oldest first
+    events: list[EventLine]  # the latest RECENT_EVENTS, oldest first
+
+
+def task_detail(key: str) -> TaskDetail:
+    """task_get: the task, latest reports, decisions, tracker history and recent events."""
+    task = get_task(key)
+    reports = list(Report.objects.filter(task=task).order_by("-id")[:RECENT_REPORTS])
+    reports.reverse()
+    count = Report.objects.filter(task=task).count()
+    decisions = list(Decision.objects.filter(task=task).order_by("id"))
+    entries = list(TrackerEntry.objects.filter(task=task).order_by("id"))
+    events = list(
+        Event.objects.filter(task=task)
+        .select_related("project", "task")
+        .order_by("-id")[:RECENT_EVENTS]
+    )
+    events.reverse()
+    return TaskDetail(
+        task=task,
+        next_step_stale=is_next_step_stale(task),
+        reports=reports,
+        report_count=count,
+        decisions=decisions,
+        tracker_entries=entries,
+        events=[_event_line(e) for e in events],
+    )
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+def events_since(after_id: int, project: str | None = None, limit: int = 100) -> list[EventLine]:
+    """Events newer than after_id, oldest first, at most `limit` (1 … EVENTS_MAX)."""
+    rows = Event.objects.filter(id__gt=max(int(after_id), 0)).select_related("project", "task")
+    if project:
+        rows = rows.filter(project=get_project(project))
+    limit = min(max(int(limit), 1), EVENTS_MAX)
+    return [_event_line(e) for e in rows.order_by("id")[:limit]]

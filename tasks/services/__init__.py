@@ -1,0 +1,34 @@
+"""The one write path of the tasks app (ARCHITECTURE.md §1, §3).
+
+Every public service here is keyword-only, runs as one `transaction.atomic()`, validates,
+writes, appends its events with `record_event` in the same transaction and returns an
+`Outcome`. Services never call each other; shared steps are private helpers.
+
+Common conventions:
+- `actor` is the display name of who writes (owner, a session, board, hook);
+- an optional parameter left at None is "not given" and changes nothing;
+- "-" or "" clears an optional text field;
+- a write that changes nothing is a no-op: no version bump, no event;
+- failures raise relaybay_site.errors.DomainError subclasses whose message says what to do.
+"""
+
+from tasks.services._common import Outcome
+from tasks.services.decisions import decision_add
+from tasks.services.projects import project_upsert, set_project_rules
+from tasks.services.reports import ReportHead, parse_first_line, report_add, report_summary
+from tasks.services.tasks import task_create, task_patch, task_set_stage, task_update
+
+__all__ = [
+    "Outcome",
+    "ReportHead",
+    "decision_add",
+    "parse_first_line",
+    "project_upsert",
+    "report_add",
+    "report_summary",
+    "set_project_rules",
+    "task_create",
+    "task_patch",
+    "task_set_stage",
+    "task_update",
+]
