@@ -121,13 +121,20 @@ class RelaybayApp:
             await self._stop.wait()
 
     async def shutdown(self) -> None:
-        """Close every live stream and stop the MCP manager (SIGTERM, Ctrl-C, lifespan)."""
-        live.bus.close_all()
+        """End every long-lived request, then stop the MCP manager (SIGTERM, Ctrl-C, lifespan).
+
+        Streams and held requests are woken first (live.stop_long_lived runs every closer
+        registered with live.on_shutdown) so none of them keeps the server up (§5); both
+        waits below are bounded, because daphne cancels whatever is left anyway.
+        """
+        live.stop_long_lived()
         if self._stop is not None:
             self._stop.set()
+        waits: list[Any] = [live.wait_streams_closed(1.0)]
         if self._manager is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._manager, 2)
+            waits.append(asyncio.wait_for(self._manager, 2))
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*waits, return_exceptions=True)
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         while True:

@@ -3,6 +3,10 @@
 Writers hand a committed event to `bus.publish()` (from `transaction.on_commit`, in any
 thread); every open `/events` response owns one bounded queue on its own event loop.
 Replay after a reconnect reads the event table, so the bus itself keeps no history.
+
+Long-lived requests must never keep the server from stopping (ARCHITECTURE.md §5):
+`stop_long_lived()` ends every stream, and anything else that holds a request open (the
+held wake-up hooks of a later issue) registers its own closer with `on_shutdown()`.
 """
 
 from __future__ import annotations
@@ -10,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import threading
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +24,13 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+log = logging.getLogger("relaybay.live")
+
 QUEUE_SIZE = 256
 REPLAY_LIMIT = 5000
+PREAMBLE = "retry: 2000\n: connected\n\n"
+RESYNC = "event: resync\ndata: {}\n\n"
+HEARTBEAT = ": heartbeat\n\n"
 
 
 @dataclass(frozen=True)
@@ -40,12 +49,14 @@ class LiveMessage:
 
 @dataclass(eq=False)
 class Subscriber:
+    """One open stream: its project filter, the loop it lives on and its bounded queue."""
+
     project: str | None
     loop: asyncio.AbstractEventLoop
     queue: asyncio.Queue[LiveMessage | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_SIZE)
     )
-    dropped: bool = False
+    dropped: bool = False  # set on the subscriber's own loop only
 
     def wants(self, message: LiveMessage) -> bool:
         return self.project is None or message.project == self.project
@@ -57,11 +68,18 @@ class LiveBus:
     def __init__(self) -> None:
         self._subs: set[Subscriber] = set()
         self._lock = threading.Lock()
+        self.closed = False
+        # Stream generators still running; touched on the event loop only.
+        self.streams = 0
 
     def subscribe(self, project: str | None) -> Subscriber:
+        """Subscribe on the running loop; once the bus is closed the subscriber starts dropped."""
         sub = Subscriber(project=project, loop=asyncio.get_running_loop())
         with self._lock:
-            self._subs.add(sub)
+            if self.closed:
+                sub.dropped = True
+            else:
+                self._subs.add(sub)
         return sub
 
     def unsubscribe(self, sub: Subscriber) -> None:
@@ -73,75 +91,121 @@ class LiveBus:
         with self._lock:
             return len(self._subs)
 
+    @property
+    def subscribers(self) -> tuple[Subscriber, ...]:
+        with self._lock:
+            return tuple(self._subs)
+
     def publish(self, message: LiveMessage) -> None:
         """Thread-safe: called after commit from whatever thread wrote the event."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[Subscriber]] = {}
         with self._lock:
-            targets = [s for s in self._subs if s.wants(message)]
-        for sub in targets:
-            _call_soon(sub, _deliver, sub, message)
+            for sub in self._subs:
+                if sub.wants(message):
+                    by_loop.setdefault(sub.loop, []).append(sub)
+        # One wake-up per loop, not per subscriber: 50 streams cost one self-pipe write.
+        for loop, subs in by_loop.items():
+            _call_soon(loop, _deliver, subs, message)
 
     def close_all(self) -> None:
-        """End every open stream (server shutdown): each generator sees None and returns."""
+        """End every open stream and refuse new ones (server shutdown)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[Subscriber]] = {}
         with self._lock:
-            subs = list(self._subs)
-        for sub in subs:
-            _call_soon(sub, _close, sub)
+            self.closed = True
+            for sub in self._subs:
+                by_loop.setdefault(sub.loop, []).append(sub)
+        for loop, subs in by_loop.items():
+            _call_soon(loop, _close, subs)
 
 
-def _call_soon(sub: Subscriber, fn: Callable[..., None], *args: Any) -> None:
-    with contextlib.suppress(RuntimeError):  # the subscriber's loop is already closed
-        sub.loop.call_soon_threadsafe(fn, *args)
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., None], *args: Any) -> None:
+    with contextlib.suppress(RuntimeError):  # that loop is already closed
+        loop.call_soon_threadsafe(fn, *args)
 
 
-def _deliver(sub: Subscriber, message: LiveMessage) -> None:
-    if sub.dropped:
-        return
-    try:
-        sub.queue.put_nowait(message)
-    except asyncio.QueueFull:
+def _deliver(subs: list[Subscriber], message: LiveMessage) -> None:
+    for sub in subs:
+        if sub.dropped:
+            continue
+        try:
+            sub.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            sub.dropped = True  # the stream ends; the browser replays from Last-Event-ID
+
+
+def _close(subs: list[Subscriber]) -> None:
+    for sub in subs:
         sub.dropped = True
-
-
-def _close(sub: Subscriber) -> None:
-    sub.dropped = True
-    with contextlib.suppress(asyncio.QueueFull):
-        sub.queue.put_nowait(None)
+        with contextlib.suppress(asyncio.QueueFull):  # a full queue wakes its reader anyway
+            sub.queue.put_nowait(None)
 
 
 bus = LiveBus()
-# Hooks for tests and the shutdown trigger: the number of stream generators still running.
-_open_streams = 0
 
 
 def open_streams() -> int:
-    return _open_streams
+    """Stream generators still running (for /api/stats, tests and benchmarks)."""
+    return bus.streams
+
+
+# --- shutdown ---------------------------------------------------------------------------
+
+_shutdown_hooks: list[Callable[[], None]] = []
+
+
+def on_shutdown(hook: Callable[[], None]) -> None:
+    """Register a closer for long-lived requests: called once, on the server's event loop,
+    when the server stops; it must only wake its waiters (no I/O, no blocking)."""
+    if hook not in _shutdown_hooks:
+        _shutdown_hooks.append(hook)
+
+
+def stop_long_lived(live_bus: LiveBus | None = None) -> None:
+    """End every SSE stream and run the registered closers (SIGTERM, Ctrl-C, lifespan)."""
+    (live_bus or bus).close_all()
+    for hook in list(_shutdown_hooks):
+        try:
+            hook()
+        except Exception:
+            log.exception("a shutdown hook failed; stopping anyway")
+
+
+async def wait_streams_closed(timeout: float) -> bool:
+    """Wait until every stream generator has finished; False when some are still open."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while bus.streams and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+    return bus.streams == 0
 
 
 # --- /events ---------------------------------------------------------------------------
 
 
 def _parse_last_id(request: HttpRequest) -> int | None:
+    # htmx-ext-sse opens a fresh EventSource on reconnect, which sends no header (§5).
     raw = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
-    if raw is None or raw == "":
+    if raw is None or raw.strip() == "":
         return None
     try:
-        return int(raw)
+        return max(0, int(raw.strip()))
     except ValueError:
         return None
 
 
-async def events_view(request: HttpRequest) -> HttpResponse:
-    """GET /events[?project=<slug>]: replay after Last-Event-ID, then live events."""
+def events_view(request: HttpRequest) -> HttpResponse:
+    """GET /events[?project=<slug>]: replay after Last-Event-ID, then live events.
+
+    The view only builds the response; the async generator does all the work and Django
+    iterates it on the event loop. Subscribing happens inside the generator: a client that
+    left before the body started (the generator never runs, so no `finally`) used to leave
+    its subscriber behind. The view is sync on purpose: the board's sign-in middleware is
+    sync-only, and an async view under it runs through async_to_sync in the sync thread,
+    which logged "CurrentThreadExecutor already quit" on early disconnects.
+    """
     project = request.GET.get("project") or None
-    last_id = _parse_last_id(request)
-    sub = bus.subscribe(project)  # subscribe before reading the table: nothing falls between
-    try:
-        replay = await _replay(project, last_id) if last_id is not None else []
-    except BaseException:
-        bus.unsubscribe(sub)
-        raise
     response = StreamingHttpResponse(
-        _stream(sub, replay, settings.RELAYBAY.heartbeat_seconds),
+        _stream(bus, project, _parse_last_id(request), settings.RELAYBAY.heartbeat_seconds),
         content_type="text/event-stream; charset=utf-8",
     )
     response["Cache-Control"] = "no-cache"
@@ -151,48 +215,67 @@ async def events_view(request: HttpRequest) -> HttpResponse:
 
 @sync_to_async(thread_sensitive=True)
 def _replay(project: str | None, last_id: int) -> list[LiveMessage] | None:
-    """Events newer than last_id, or None when the client must resync."""
+    """Events newer than last_id, or None when the client must resync (§2)."""
     from tasks.events import live_messages_after, newest_event_id
 
-    newest = newest_event_id()
-    if last_id > newest:
-        return None
+    if last_id > newest_event_id():
+        return None  # ahead of the log: the database was replaced or reset
     messages = live_messages_after(last_id, project=project, limit=REPLAY_LIMIT + 1)
     return None if len(messages) > REPLAY_LIMIT else messages
 
 
+ReplayLoader = Callable[[str | None, int], Awaitable[list[LiveMessage] | None]]
+
+
 async def _stream(
-    sub: Subscriber, replay: list[LiveMessage] | None, heartbeat: float
+    live_bus: LiveBus,
+    project: str | None,
+    last_id: int | None,
+    heartbeat: float,
+    replay: ReplayLoader = _replay,
 ) -> AsyncIterator[str]:
-    global _open_streams
-    _open_streams += 1
-    sent_up_to = 0
+    """The body of one /events response. Django cancels it when the client goes away."""
+    # Subscribe before reading the table, so no event falls between replay and live.
+    sub = live_bus.subscribe(project)
+    live_bus.streams += 1
     try:
-        yield "retry: 2000\n: connected\n\n"
-        if replay is None:
-            yield "event: resync\ndata: {}\n\n"
-        else:
-            for message in replay:
-                sent_up_to = message.id
-                yield message.encode()
-        deadline = time.monotonic() + heartbeat
-        while True:
-            if sub.dropped:
-                return  # overflowed or shutting down: the client replays from Last-Event-ID
-            timeout = deadline - time.monotonic()
-            if timeout <= 0:
-                yield ": heartbeat\n\n"
-                deadline += heartbeat
-                continue
-            try:
-                message = await asyncio.wait_for(sub.queue.get(), timeout)
-            except TimeoutError:
-                continue
-            if message is None:
-                return
-            if message.id > sent_up_to:
-                sent_up_to = message.id
-                yield message.encode()
+        yield PREAMBLE
+        sent_up_to = 0
+        if last_id is not None:
+            messages = await replay(project, last_id)
+            if messages is None:
+                yield RESYNC
+            else:
+                sent_up_to = last_id
+                for message in messages:
+                    sent_up_to = message.id
+                    yield message.encode()
+        async with contextlib.aclosing(_live(sub, heartbeat, sent_up_to)) as chunks:
+            async for chunk in chunks:
+                yield chunk
     finally:
-        bus.unsubscribe(sub)
-        _open_streams -= 1
+        live_bus.unsubscribe(sub)
+        live_bus.streams -= 1
+
+
+async def _live(sub: Subscriber, heartbeat: float, sent_up_to: int) -> AsyncIterator[str]:
+    """Queued events as they come, and a heartbeat comment on a fixed grid of deadlines."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + heartbeat
+    while not sub.dropped:  # overflowed or shutting down: the client replays on reconnect
+        try:
+            async with asyncio.timeout_at(deadline):
+                message = await sub.queue.get()
+        except TimeoutError:
+            yield HEARTBEAT
+            # The next point of the grid, not "heartbeat seconds after this one": a slow
+            # write or a busy loop must not push every later heartbeat back.
+            now = loop.time()
+            while deadline <= now:
+                deadline += heartbeat
+            continue
+        if message is None:
+            return
+        if message.id > sent_up_to:  # skip what the replay already sent
+            sent_up_to = message.id
+            yield message.encode()

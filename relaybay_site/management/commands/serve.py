@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import shutil
+import sqlite3
 import sys
-from typing import Any
+import tempfile
+from pathlib import Path
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import connections
 
 from relaybay import get_version
 from relaybay_site.management.commands._flags import add_setting_flags
@@ -28,8 +35,49 @@ def access_logger(protocol: str, action: str, details: dict[str, Any]) -> None:
     sys.stderr.write(f"{details.get('method')} {path} {details.get('status')}\n")
 
 
+DB_SIDE_FILES = ("-wal", "-shm")
+
+
+def _pending_migrations(db: Path) -> bool:
+    """Whether migrate has work to do, read without opening Django's (WAL-switching) connection."""
+    from django.db.migrations.loader import MigrationLoader
+
+    wanted = set(MigrationLoader(None, ignore_no_migrations=True).graph.nodes)
+    if not db.exists():
+        return bool(wanted)
+    read_only = f"{db.resolve().as_uri()}?mode=ro"
+    try:
+        with contextlib.closing(sqlite3.connect(read_only, uri=True)) as con:
+            applied = set(con.execute("SELECT app, name FROM django_migrations"))
+    except sqlite3.Error:
+        return True  # no migration table yet (or unreadable): keep a copy to be safe
+    return bool(wanted - applied)
+
+
+def _snapshot(db: Path) -> Path:
+    """Copy the database (and its WAL) aside; an empty folder stands for "no database yet"."""
+    backup = Path(tempfile.mkdtemp(prefix=".migrate-backup-", dir=db.parent))
+    for suffix in ("", "-wal"):
+        source = Path(f"{db}{suffix}")
+        if source.exists():
+            shutil.copy2(source, backup / source.name)
+    return backup
+
+
+def _restore(db: Path, backup: Path) -> None:
+    for suffix in ("", *DB_SIDE_FILES):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    for suffix in ("", "-wal"):
+        saved = backup / f"{db.name}{suffix}"
+        if saved.exists():
+            os.replace(saved, f"{db}{suffix}")
+
+
 class Command(BaseCommand):
     help = "Start relaybay: the board, /mcp and /hooks on one port (127.0.0.1 by default)."
+    # The system checks open the database (and so switch it to WAL): handle() runs them
+    # after _migrate has taken its copy, so a failed migration leaves the file untouched.
+    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         parser.add_argument(
@@ -46,6 +94,8 @@ class Command(BaseCommand):
                 "and the token travels without TLS. Add the names you use to allowed_hosts."
             )
         self._migrate()
+        if not options.get("skip_checks"):
+            self.check()
         token = current_token()
 
         from daphne.endpoints import build_endpoint_description_strings
@@ -66,14 +116,30 @@ class Command(BaseCommand):
         server.run()
 
     def _migrate(self) -> None:
+        """Apply pending migrations; on failure put the database file back as it was (§11).
+
+        Django creates its django_migrations table outside the failing migration's
+        transaction and the connection switches the file to WAL, so a rollback alone would
+        not leave the file as it was: a copy taken before the first connection is restored.
+        """
+        db = Path(settings.DATABASES["default"]["NAME"])
+        backup = _snapshot(db) if _pending_migrations(db) else None
         try:
             call_command("migrate", interactive=False, verbosity=0)
         except Exception as exc:
+            with contextlib.suppress(Exception):
+                connections.close_all()
+            if backup is not None:
+                _restore(db, backup)
+            detail = " ".join(str(exc).split()) or type(exc).__name__
             self.stderr.write(
-                f"relaybay: a database migration failed: {exc}\n"
-                "The database was left as it was before that migration; nothing started."
+                f"relaybay: a database migration failed ({detail}); the database in "
+                f"{db.parent} was left as it was and nothing started."
             )
             raise SystemExit(1) from None
+        finally:
+            if backup is not None:
+                shutil.rmtree(backup, ignore_errors=True)
 
     def _print_banner(self, cfg: Any, token: str) -> None:
         base = cfg.base_url
@@ -89,10 +155,18 @@ class Command(BaseCommand):
         self.stdout.flush()
 
     def _register_shutdown(self, application: Any) -> None:
+        """SIGTERM / Ctrl-C: end streams and held requests before daphne stops (§5).
+
+        Registered before `server.run()`, so it fires next to daphne's own trigger that
+        cancels every application instance; the reactor waits for both, and the bound
+        keeps a misbehaving closer from holding the exit for ever.
+        """
         from twisted.internet import defer, reactor
 
         def before_shutdown() -> defer.Deferred:
-            future = asyncio.ensure_future(application.shutdown())
-            return defer.Deferred.fromFuture(future)
+            future = asyncio.ensure_future(asyncio.wait_for(application.shutdown(), 3))
+            deferred = defer.Deferred.fromFuture(future)
+            deferred.addErrback(lambda failure: log.warning("shutdown: %s", failure.value))
+            return deferred
 
         reactor.addSystemEventTrigger("before", "shutdown", before_shutdown)

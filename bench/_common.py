@@ -1,0 +1,128 @@
+"""Shared pieces of the benchmarks: a private server, percentiles, a table, SSE readers.
+
+Benchmarks print figures and assert nothing (ARCHITECTURE.md §10). Every server they
+start is a real `relaybay serve` on a free loopback port with a throwaway data folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import json
+import math
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.support.server import RelaybayServer  # noqa: E402
+
+
+@contextlib.contextmanager
+def private_server(**env: str) -> Iterator[RelaybayServer]:
+    """A real `relaybay serve` with a temp data folder, stopped (SIGTERM) on exit."""
+    with tempfile.TemporaryDirectory(prefix="relaybay-bench-") as tmp:
+        server = RelaybayServer(home=Path(tmp) / "home", env=dict(env)).start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+def percentile(samples: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100) of unsorted samples."""
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.2f}"
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    print(f"\n{title}")
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
+    print(line)
+    print("-" * len(line))
+    for row in rows:
+        print("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=True)))
+
+
+def get_json(server: RelaybayServer, path: str) -> dict:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {server.token}"})
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+class SseSubscribers:
+    """N open /events streams read on one event loop in a thread of their own.
+
+    Each data line is stamped with time.perf_counter() when its bytes arrive, so the
+    writer (another thread, same clock) can compute write → receive per subscriber.
+    """
+
+    def __init__(self, server: RelaybayServer, count: int, query: str = "") -> None:
+        self.server, self.count, self.query = server, count, query
+        self.received: list[list[tuple[dict, float]]] = [[] for _ in range(count)]
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._main: asyncio.Task | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> SseSubscribers:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the SSE subscribers did not connect")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._loop is not None and self._main is not None:
+            self._loop.call_soon_threadsafe(self._main.cancel)
+        self._thread.join(5)
+
+    def _run(self) -> None:
+        asyncio.run(self._all())
+
+    async def _all(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._main = asyncio.current_task()
+        connected = asyncio.Semaphore(0)
+        readers = [asyncio.create_task(self._read(n, connected)) for n in range(self.count)]
+        for _ in range(self.count):
+            await connected.acquire()
+        self._ready.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*readers)
+
+    async def _read(self, n: int, connected: asyncio.Semaphore) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.server.port)
+        writer.write(
+            f"GET /events{self.query} HTTP/1.1\r\nHost: 127.0.0.1:{self.server.port}\r\n"
+            f"Authorization: Bearer {self.server.token}\r\n\r\n".encode()
+        )
+        buffer, announced = b"", False
+        try:
+            while chunk := await reader.read(65536):
+                now = time.perf_counter()
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    if line.startswith(b"data: {"):
+                        self.received[n].append((json.loads(line[6:]), now))
+                if not announced and b": connected" in chunk:
+                    announced = True
+                    connected.release()
+        finally:
+            writer.close()
