@@ -95,3 +95,85 @@ def move_facts(task: Task) -> dict[str, Any]:
     for fn in _move_facts:
         facts.update(fn(task))
     return facts
+
+
+# --- board seams (§2): cards, the task dialog, the Inbox --------------------------------
+
+
+@dataclass(frozen=True)
+class CardExtra:
+    """What another app adds to a card: badges and the session's status dot and link."""
+
+    badges: tuple[tuple[str, str, str], ...] = ()  # (text, css class, href or "")
+    session_name: str = ""
+    hook_status: str = ""  # working / waiting / idle / ended / "" (no hook status)
+    desktop_link: str = ""
+
+
+@dataclass(frozen=True)
+class TaskPanel:
+    """A section of the task dialog and page, rendered by another app's template."""
+
+    id: str
+    title: str
+    template: str
+    context: dict[str, Any]
+    tab: str = "overview"  # overview | plan | review
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    title: str
+    href: str
+    detail: str = ""
+    key: str = ""
+    project: str = ""
+
+
+@dataclass(frozen=True)
+class InboxGroup:
+    id: str
+    title: str
+    rows: tuple[InboxRow, ...]
+    link: str = ""  # e.g. the Integrations page for unlinked hook sessions
+
+
+CardExtras = Callable[[list["Task"]], dict[int, CardExtra]]
+PanelsFn = Callable[["Task"], list[TaskPanel]]
+InboxFn = Callable[[], InboxGroup | None]
+
+_card_extras: list[CardExtras] = []
+_panels: list[tuple[int, PanelsFn]] = []
+_inbox_groups: list[tuple[int, InboxFn]] = []
+
+
+def register_card_extras(fn: CardExtras) -> None:
+    """Batched per board render ({task id: CardExtra}), so a column costs one query."""
+    _card_extras.append(fn)
+
+
+def card_extras(tasks: list[Task]) -> dict[int, list[CardExtra]]:
+    result: dict[int, list[CardExtra]] = {}
+    for fn in _card_extras:
+        for task_id, extra in fn(tasks).items():
+            result.setdefault(task_id, []).append(extra)
+    return result
+
+
+def register_task_panels(order: int, fn: PanelsFn) -> None:
+    _panels.append((order, fn))
+    _panels.sort(key=lambda item: item[0])
+
+
+def task_panels(task: Task) -> list[TaskPanel]:
+    return [panel for _, fn in _panels for panel in fn(task)]
+
+
+def register_inbox_group(order: int, fn: InboxFn) -> None:
+    """One more Inbox group (Review queue, Unlinked hook sessions, Agent replies …)."""
+    _inbox_groups.append((order, fn))
+    _inbox_groups.sort(key=lambda item: item[0])
+
+
+def inbox_groups() -> list[InboxGroup]:
+    return [group for _, fn in _inbox_groups if (group := fn()) is not None]
