@@ -62,16 +62,19 @@ def _usage() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script, `python -m relaybay` and manage.py."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args in ([], ["-h"], ["--help"], ["help"]):
-        print(_usage())
-        return 0
-    if args[0] == "--version":
+    if args and args[0] == "--version":
         print(f"relaybay {get_version()}")
         return 0
 
     from relaybay_site.config import FLAGS_ENV, ConfigError, load_config
 
     flags, rest = split_setting_flags(args)
+    if rest in ([], ["-h"], ["--help"], ["help"]):
+        print(_usage())
+        return 0
+    if "--version" in rest:  # `relaybay serve --version` would print Django's version
+        print(f"relaybay {get_version()}")
+        return 0
     os.environ[FLAGS_ENV] = json.dumps(flags)
     try:
         load_config()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -349,6 +350,18 @@ def _show(raw: Any) -> str:
     return json.dumps(raw) if isinstance(raw, str) else repr(raw)
 
 
+def _key_at_error(path: Path, exc: tomllib.TOMLDecodeError) -> str | None:
+    """The key on the line a TOML error points at, so the message can name it."""
+    found = re.search(r"at line (\d+)", str(exc))
+    if not found:
+        return None
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    number = int(found.group(1))
+    line = lines[number - 1] if 0 < number <= len(lines) else ""
+    key = re.match(r"\s*(?:\[+\s*([\w.-]+)|([\w.-]+)\s*=)", line)
+    return (key.group(1) or key.group(2)) if key else None
+
+
 def _read_file(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
@@ -356,7 +369,8 @@ def _read_file(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("config.toml", str(path), f"malformed TOML: {exc}") from None
+        key = _key_at_error(path, exc) or "config.toml"
+        raise ConfigError(key, str(path), f"malformed TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError("config.toml", str(path), f"cannot read: {exc}") from None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -20,6 +20,9 @@ def mcp_add_command(base_url: str, token: str) -> str:
 
 class Command(BaseCommand):
     help = "Print the command that registers relaybay with Claude Code (creates the token)."
+    # No models are used here, and Django's checks would open (and create) the database,
+    # which fails before the first `serve` has made the data folder.
+    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         parser.add_argument(

@@ -1,0 +1,122 @@
+"""The generated references in docs/ match the code that defines them (`make docs`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from relaybay_site import docgen
+from relaybay_site.config import SETTINGS
+from tests.support.server import clean_env
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+STALE = "{name} is out of date with the code: run `make docs` and commit the result."
+
+
+def test_configuration_reference_is_current():
+    current = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    assert current == docgen.render_configuration(), STALE.format(name="docs/configuration.md")
+
+
+def test_mcp_tools_reference_is_current():
+    current = (DOCS / "mcp-tools.md").read_text(encoding="utf-8")
+    assert current == docgen.render_mcp_tools(), STALE.format(name="docs/mcp-tools.md")
+
+
+def test_the_configuration_reference_has_a_row_per_setting():
+    text = docgen.render_configuration()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(SETTINGS)
+    for setting, row in zip(SETTINGS, rows, strict=True):
+        assert row.startswith(f"| `{setting.name}` |")
+        assert (f"`{setting.env_name}`" if setting.env_name else "—") in row
+        assert (f"`{setting.flag_name}`" if setting.flag_name else "—") in row
+        assert " ".join(setting.help.split()) in row
+    assert "exit code 2" in text
+
+
+def sample_server() -> MCPServer:
+    server = MCPServer(name="sample")
+
+    @server.tool(
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        structured_output=False,
+    )
+    async def task_get(
+        task: Annotated[str, Field(description="Task key, e.g. acme-shop-12.", max_length=80)],
+        limit: Annotated[int, Field(description="How many reports.", ge=1, le=50)] = 5,
+        stage: Literal["plan", "dev"] | None = None,
+    ) -> str:
+        """Get one task with its latest reports.
+
+        Returns:
+            The task card as markdown.
+        Errors:
+            - Unknown task: the message tells you to call task_list.
+            - Limit out of range.
+        """
+        return ""
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+    async def note_add(text: str) -> str:
+        """Add a note."""
+        return text
+
+    @server.resource("relaybay://project/{slug}", description="One project as markdown.")
+    async def project(slug: str) -> str:
+        return slug
+
+    return server
+
+
+def test_the_tools_reference_renders_any_tool_it_is_given():
+    text = docgen.render_mcp_tools(sample_server())
+    assert "[`note_add`](#note_add) | write | Add a note." in text
+    assert "### `task_get`" in text
+    assert "Get one task with its latest reports." in text
+    assert "read-only (`readOnlyHint: true`, `openWorldHint: false`)" in text
+    assert "writes (`readOnlyHint: false`, `destructiveHint: false`)" in text
+    assert (
+        "| `task` | string (at most 80 characters) | required | — | Task key, e.g. acme-shop-12. |"
+        in text
+    )
+    assert "| `limit` | integer (≥ 1; ≤ 50) | optional | `5` | How many reports. |" in text
+    assert '| `stage` | one of "plan", "dev" or null | optional | `null` |  |' in text
+    assert "short markdown text (one text block) — The task card as markdown." in text
+    assert "- Unknown task: the message tells you to call task_list." in text
+    assert "Errors:" not in text.split("### `task_get`")[1].split("**Errors:**")[0]
+    assert docgen.GENERIC_ERRORS in text.split("### `note_add`")[1].split("### ")[0]
+    assert (
+        "| `relaybay://project/{slug}` | project | text/plain | One project as markdown. |" in text
+    )
+
+
+def test_the_tools_reference_renders_a_server_without_tools():
+    text = docgen.render_mcp_tools(MCPServer(name="empty"))
+    assert "No tools are registered yet." in text
+    assert "No resources are registered yet." in text
+
+
+def test_make_docs_renders_from_defaults_whatever_the_machine_has_configured(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('port = 1\n[rules]\nguidance = "Local guidance."\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "relaybay_site.docgen", "--out", str(tmp_path / "docs")],
+        env=clean_env(RELAYBAY_HOME=str(home), RELAYBAY_PORT="not-a-port"),
+        cwd=DOCS.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    written = tmp_path / "docs"
+    assert (written / "configuration.md").read_text() == docgen.render_configuration()
+    assert (written / "mcp-tools.md").read_text() == docgen.render_mcp_tools()
