@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from functools import cache
 from urllib.parse import quote, urlsplit
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect
 
@@ -159,24 +160,41 @@ class BoardAuthMiddleware:
     """Signs every board request in (board cookie or Bearer) and guards cookie writes.
 
     `request.auth_kind` is "bearer", "cookie" or None (public pages) so views can refuse
-    board-only writes made with the Bearer token (§2 Review, §7).
+    board-only writes made with the Bearer token (§2 Review, §7). Sync and async capable,
+    so async views (and streams) never detour through a worker thread for this check.
     """
+
+    sync_capable = True
+    async_capable = True
 
     def __init__(self, get_response):  # type: ignore[no-untyped-def]
         self.get_response = get_response
+        self._is_async = iscoroutinefunction(get_response)
+        if self._is_async:
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest):  # type: ignore[no-untyped-def]
+        if self._is_async:
+            return self._acall(request)
+        return self._refusal(request) or self.get_response(request)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        return self._refusal(request) or await self.get_response(request)
+
+    @staticmethod
+    def _refusal(request: HttpRequest) -> HttpResponse | None:
+        """None when the request may go on (with request.auth_kind set), else the answer."""
         request.auth_kind = None  # type: ignore[attr-defined]
         path = request.path
         if needs_bearer(path):
             # The outer ASGI app has already checked the Bearer token for these prefixes.
             request.auth_kind = "bearer"  # type: ignore[attr-defined]
-            return self.get_response(request)
+            return None
         if _is_public(path):
-            return self.get_response(request)
+            return None
         if bearer_ok(request.headers.get("Authorization")):
             request.auth_kind = "bearer"  # type: ignore[attr-defined]
-            return self.get_response(request)
+            return None
         if not cookie_ok(request):
             if request.method in ("GET", "HEAD"):
                 target = request.get_full_path()
@@ -190,4 +208,4 @@ class BoardAuthMiddleware:
                 return forbidden("Refused: this write did not come from a relaybay page.")
             if not csrf_ok(request):
                 return forbidden("Refused: missing or wrong CSRF token. Reload the page.")
-        return self.get_response(request)
+        return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from functools import cache
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
@@ -16,17 +17,23 @@ from relaybay_site.security import current_token, safe_next, set_board_cookie
 NONCE_COOKIE = "relaybay_login_nonce"
 
 
-def healthz(request: HttpRequest) -> JsonResponse:
-    """Public: lets setup, doctor and scripts see which server and token answer."""
+@cache
+def _startup_rules_hash() -> str:
+    """The global rules the server started with (§9.4): doctor compares it with the config."""
     from tasks.rules import effective_rules
 
     cfg = settings.RELAYBAY
+    return effective_rules(cfg.rules, cfg.rules_mode).hash
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Public: lets setup, doctor and scripts see which server and token answer."""
     return JsonResponse(
         {
             "status": "ok",
             "version": get_version(),
             "token_id": tokens.token_id(current_token()),
-            "rules_hash": effective_rules(cfg.rules, cfg.rules_mode).hash,
+            "rules_hash": _startup_rules_hash(),
         }
     )
 
@@ -57,11 +64,11 @@ def login(request: HttpRequest) -> HttpResponse:
         elif tokens.same(request.POST.get("token", "").strip(), token):
             return _signed_in(request, next_url)
         else:
-            error = "That is not this server's token. Run `relaybay token` to see it."
+            error = "That is not this server's token. Run relaybay token in a terminal to see it."
     elif "token" in request.GET:
         if tokens.same(request.GET["token"].strip(), token):
             return _signed_in(request, next_url)
-        error = "That is not this server's token. Run `relaybay token` to see it."
+        error = "That is not this server's token. Run relaybay token in a terminal to see it."
     nonce = secrets.token_urlsafe(24)
     response = render(
         request,

@@ -26,12 +26,13 @@ log = logging.getLogger("relaybay.serve")
 
 
 def access_logger(protocol: str, action: str, details: dict[str, Any]) -> None:
-    """One line per request; the /login query (it may hold the token) is never written."""
+    """One line per request; a query that may hold the token is never written (§9.5)."""
     if protocol != "http" or action != "complete":
         return
     path = str(details.get("path", ""))
-    if path.startswith("/login?"):
-        path = "/login?[redacted]"
+    base, sep, query = path.partition("?")
+    if sep and (base.rstrip("/") == "/login" or "token" in query.lower()):
+        path = base + "?[redacted]"
     sys.stderr.write(f"{details.get('method')} {path} {details.get('status')}\n")
 
 
