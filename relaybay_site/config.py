@@ -9,6 +9,7 @@ that into one line and exit code 2.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -252,7 +253,14 @@ class Config(Mapping[str, Any]):
 
     @property
     def is_loopback(self) -> bool:
-        return self._values["host"] in ("127.0.0.1", "localhost", "::1", "[::1]")
+        """True for localhost and any address of the loopback range (127.0.0.0/8, ::1)."""
+        host = self._values["host"].strip("[]")
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
 
     @property
     def base_url(self) -> str:

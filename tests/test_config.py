@@ -229,3 +229,26 @@ def test_a_bad_environment_value_stops_the_start_even_when_a_flag_sets_the_key(t
     with pytest.raises(ConfigError) as info:
         load(tmp_path / "home", env={"RELAYBAY_PORT": "abc"}, flags={"port": "9000"})
     assert "RELAYBAY_PORT" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("host", "warned"),
+    [
+        ("127.0.0.1", False),
+        ("127.0.0.2", False),
+        ("localhost", False),
+        ("::1", False),
+        ("0.0.0.0", True),
+        ("192.168.1.20", True),
+        ("relay.example", True),
+    ],
+)
+def test_serve_warns_when_binding_anything_but_loopback(tmp_path, host, warned) -> None:
+    from relaybay_site.management.commands.serve import bind_warning
+
+    cfg = load_config(environ={"RELAYBAY_HOME": str(tmp_path)}, flags={"host": host})
+    message = bind_warning(cfg)
+    assert (message is not None) is warned
+    if warned:
+        assert host in message
+        assert "allowed_hosts" in message

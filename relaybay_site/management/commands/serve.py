@@ -36,6 +36,16 @@ def access_logger(protocol: str, action: str, details: dict[str, Any]) -> None:
     sys.stderr.write(f"{details.get('method')} {path} {details.get('status')}\n")
 
 
+def bind_warning(cfg: Any) -> str | None:
+    """§9.1: any address but loopback is reachable from other machines, without TLS."""
+    if cfg.is_loopback:
+        return None
+    return (
+        f"warning: binding {cfg.host}, not loopback: other machines can reach relaybay and the "
+        "token travels without TLS. Add the names you use to allowed_hosts."
+    )
+
+
 DB_SIDE_FILES = ("-wal", "-shm")
 
 
@@ -89,11 +99,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         cfg = settings.RELAYBAY
         cfg.home_path.mkdir(parents=True, exist_ok=True)
-        if not cfg.is_loopback:
-            self.stderr.write(
-                f"warning: binding {cfg.host}, not loopback: other machines can reach relaybay "
-                "and the token travels without TLS. Add the names you use to allowed_hosts."
-            )
+        if warning := bind_warning(cfg):
+            self.stderr.write(warning)
         self._migrate()
         if not options.get("skip_checks"):
             self.check()
