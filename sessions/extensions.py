@@ -1,0 +1,61 @@
+"""What sessions plugs into the seams of tasks.extensions (registered in apps.ready)."""
+
+from __future__ import annotations
+
+from relaybay_site import actor
+from sessions import render_md, selectors, services
+from tasks.extensions import (
+    Caller,
+    register_caller_resolver,
+    register_task_line_suffix,
+    register_task_section,
+)
+from tasks.models import Task
+
+
+def resolve_caller(
+    *,
+    session: str | None,
+    session_title: str | None,
+    hook_session: str | None,
+    task_key: str | None,
+) -> Caller:
+    """`session`, `session_title`, `hook_session` of a write tool → the calling session."""
+    result = services.session_touch(
+        session=session,
+        session_title=session_title,
+        hook_session=hook_session,
+        actor=actor.agent(session),
+        task=selectors.find_task(task_key),
+    )
+    if result.session is None:
+        return Caller(name=actor.agent(None), notes=result.notes)
+    return Caller(name=result.session.name, session_id=result.session.id, notes=result.notes)
+
+
+def task_section(task: Task) -> str:
+    history = selectors.binding_history(task, limit=render_md.HISTORY_LINES)
+    full = len(history) == render_md.HISTORY_LINES
+    total = selectors.binding_count(task) if full else len(history)
+    return render_md.task_section(task, history, total)
+
+
+def task_line_suffixes(tasks: list[Task]) -> dict[int, str]:
+    """The " · session <name>" suffix of each bound task in a list, in one query."""
+    return {
+        task_id: f" · session {s.name}" for task_id, s in selectors.bound_sessions(tasks).items()
+    }
+
+
+_registered = False
+
+
+def register() -> None:
+    """Plug into tasks once, even if ready() runs again (the seams are plain lists)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    register_caller_resolver(resolve_caller)
+    register_task_section(10, task_section)
+    register_task_line_suffix(10, task_line_suffixes)

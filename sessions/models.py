@@ -1,0 +1,121 @@
+"""Sessions, their aliases and the task binding history (§1 Session and binding, §4).
+
+Fields, constraints and Meta only: every write goes through sessions.services.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from tasks.models import Project, Task
+
+KIND_DESKTOP = "desktop"  # a Claude desktop app session: local_<uuid>, "Open in desktop"
+KIND_NAMED = "named"  # a plain human-readable name the agent (or the owner) chose
+KIND_HOOK = "hook"  # created by the Claude Code hooks when nothing better was known (§4)
+KINDS = (KIND_DESKTOP, KIND_NAMED, KIND_HOOK)
+
+HOOK_STATUSES = ("", "working", "waiting", "idle", "ended")
+ENDED = "ended"
+
+NAME_MAX = 100  # names and aliases the caller passes
+TITLE_MAX = 200
+CC_ID_MAX = 100
+
+
+class Session(models.Model):
+    """Whoever works on a task. Identity is for display only; the token authorises (§1)."""
+
+    # Display name: the local_… id of a desktop session, the plain name of a named one,
+    # the folder name of a hook row. Unique among named sessions only.
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=10, choices=[(k, k) for k in KINDS])
+    desktop_id = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    title = models.CharField(max_length=TITLE_MAX, blank=True, default="")
+    # The project the hooks placed a hook row in (§4 fallback: the folder's project).
+    project = models.ForeignKey(
+        Project, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # The Claude Code session id currently linked to this session (migration 0007).
+    cc_session_id = models.CharField(max_length=CC_ID_MAX, unique=True, null=True, blank=True)
+    # True when the link is exact (the agent passed hook_session on a write, or the desktop
+    # app's own id named it); only exact links get owner comments (§4, migration 0008).
+    cc_exact = models.BooleanField(default=False)
+    hook_status = models.CharField(
+        max_length=10, blank=True, default="", choices=[(s, s or "-") for s in HOOK_STATUSES]
+    )
+    activity = models.CharField(max_length=200, blank=True, default="")
+    activity_at = models.DateTimeField(null=True, blank=True)
+    cwd = models.CharField(max_length=1000, blank=True, default="")
+    # Why the hooks left this row unlinked (ambiguous folder, several candidates …).
+    unlinked_reason = models.CharField(max_length=300, blank=True, default="")
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(kind__in=KINDS), name="session_kind_known"),
+            models.CheckConstraint(
+                condition=models.Q(hook_status__in=HOOK_STATUSES), name="session_hook_status_known"
+            ),
+            models.UniqueConstraint(
+                fields=["name"],
+                condition=models.Q(kind=KIND_NAMED),
+                name="session_named_name_unique",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(kind=KIND_DESKTOP) | models.Q(desktop_id__isnull=False),
+                name="session_desktop_has_id",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["project", "hook_status"], name="session_project_status"),
+            models.Index(fields=["last_seen_at"], name="session_last_seen"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SessionAlias(models.Model):
+    """A plain name that resolves to another session (global, §1)."""
+
+    name = models.CharField(max_length=NAME_MAX, unique=True)
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="aliases")
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TaskBinding(models.Model):
+    """One binding of a task to a session; the current one has no unbound_at."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="session_bindings")
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="bindings")
+    bound_at = models.DateTimeField()
+    bound_by = models.CharField(max_length=200, blank=True, default="")
+    unbound_at = models.DateTimeField(null=True, blank=True)
+    unbound_by = models.CharField(max_length=200, blank=True, default="")
+    unbind_reason = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task"],
+                condition=models.Q(unbound_at__isnull=True),
+                name="task_binding_one_current",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["task", "bound_at"], name="binding_task_time"),
+            models.Index(fields=["session", "unbound_at"], name="binding_session_current"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id} → {self.session_id}"
