@@ -13,3 +13,9 @@ for _name in list(os.environ):
         del os.environ[_name]
 
 pytest_plugins = ["tests.support.fixtures"]
+
+
+def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
+    """Browser tests last: fast feedback first, and Playwright's event loop cannot get in
+    the way of the asyncio.run calls of the other tests."""
+    items.sort(key=lambda item: "tests/browser/" in str(item.path).replace("\\", "/"))

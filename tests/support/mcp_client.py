@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -23,3 +25,26 @@ async def mcp_client(base_url: str, token: str | None, mode: str = "auto") -> As
 def text_of(result: Any) -> str:
     """The markdown text of a tool result (what the model sees)."""
     return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+def run_async[T](coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to the end from sync test code, in a thread of its own.
+
+    Playwright's sync API keeps an event loop running in the main thread while a browser
+    is open, and asyncio.run refuses to start inside it.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def call_tool(base_url: str, token: str, name: str, arguments: dict[str, Any]) -> str:
+    """One tool call through the real client from sync code; the answer's markdown."""
+
+    async def main() -> str:
+        async with mcp_client(base_url, token) as client:
+            result = await client.call_tool(name, arguments)
+            if result.is_error:
+                raise AssertionError(f"{name} failed: {text_of(result)}")
+            return text_of(result)
+
+    return run_async(main())
