@@ -7,6 +7,7 @@ from sessions import render_md, selectors, services
 from tasks.extensions import (
     Caller,
     register_caller_resolver,
+    register_move_facts,
     register_task_line_suffix,
     register_task_section,
 )
@@ -59,3 +60,5 @@ def register() -> None:
     register_caller_resolver(resolve_caller)
     register_task_section(10, task_section)
     register_task_line_suffix(10, task_line_suffixes)
+    # §6 "no plan and no todo": the agent's todo counts as written-down work.
+    register_move_facts(lambda task: {"has_todo": selectors.has_todo(task)})

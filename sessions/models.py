@@ -15,7 +15,19 @@ KIND_HOOK = "hook"  # created by the Claude Code hooks when nothing better was k
 KINDS = (KIND_DESKTOP, KIND_NAMED, KIND_HOOK)
 
 HOOK_STATUSES = ("", "working", "waiting", "idle", "ended")
+WORKING = "working"
+WAITING = "waiting"
+IDLE = "idle"
 ENDED = "ended"
+
+# How the current Claude Code id got linked (§4 Linking): "agent" — the agent passed
+# hook_session on a write (step 2); "env" — the desktop app's own id named the session
+# (step 1); "guess" — the folder's one desktop session (step 3). An agent's own link is
+# never taken by the environment step, so the two exact kinds must be told apart.
+LINK_AGENT = "agent"
+LINK_ENV = "env"
+LINK_GUESS = "guess"
+LINKS = ("", LINK_AGENT, LINK_ENV, LINK_GUESS)
 
 NAME_MAX = 100  # names and aliases the caller passes
 TITLE_MAX = 200
@@ -40,6 +52,12 @@ class Session(models.Model):
     # True when the link is exact (the agent passed hook_session on a write, or the desktop
     # app's own id named it); only exact links get owner comments (§4, migration 0008).
     cc_exact = models.BooleanField(default=False)
+    cc_link = models.CharField(
+        max_length=10, blank=True, default="", choices=[(k, k or "-") for k in LINKS]
+    )
+    # Stop blocks relaybay answered in the current turn (§4: at most two per turn; reset on
+    # UserPromptSubmit and whenever a Stop is allowed).
+    stop_blocks = models.PositiveSmallIntegerField(default=0)
     hook_status = models.CharField(
         max_length=10, blank=True, default="", choices=[(s, s or "-") for s in HOOK_STATUSES]
     )
@@ -66,6 +84,9 @@ class Session(models.Model):
             models.CheckConstraint(
                 condition=~models.Q(kind=KIND_DESKTOP) | models.Q(desktop_id__isnull=False),
                 name="session_desktop_has_id",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(cc_link__in=LINKS), name="session_link_known"
             ),
         ]
         indexes = [
@@ -119,3 +140,38 @@ class TaskBinding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task_id} → {self.session_id}"
+
+
+TODO_MAX_ITEMS = 50
+TODO_TEXT_MAX = 200
+TODO_STATUSES = ("pending", "in_progress", "completed")
+
+
+class SessionTodo(models.Model):
+    """One item of the agent's Claude Code todo list, read from its hooks (§4 Todo capture).
+
+    The list belongs to the session and the Claude Code id it was written under: the
+    current list is the rows of the session's current cc_session_id.
+    """
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="todo_items")
+    cc_session_id = models.CharField(max_length=CC_ID_MAX)
+    item_id = models.CharField(max_length=100)
+    subject = models.CharField(max_length=TODO_TEXT_MAX)
+    status = models.CharField(max_length=20, default="pending")
+    active_form = models.CharField(max_length=TODO_TEXT_MAX, blank=True, default="")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "cc_session_id", "item_id"], name="session_todo_item_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["session", "cc_session_id", "position"], name="session_todo_list"),
+        ]
+
+    def __str__(self) -> str:
+        return self.subject

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import Case, Q, QuerySet, Value, When
+from django.db.models.functions import Coalesce, Greatest
 
 from relaybay_site.errors import NotFound
-from sessions.models import KIND_DESKTOP, Session, TaskBinding
+from sessions.models import ENDED, KIND_DESKTOP, KIND_HOOK, Session, SessionTodo, TaskBinding
 from tasks import selectors as tasks_selectors
 from tasks.models import Project, Task
 
@@ -95,6 +96,31 @@ def session_by_cc_id(cc_session_id: str) -> Session | None:
     return Session.objects.filter(cc_session_id=cc_session_id).first()
 
 
+SESSIONS_SHOWN = 200  # the Sessions pages (§2 Sessions: newest activity first, up to 200)
+PICKER_SHOWN = 100  # the task dialog's "Bind a session" menu
+
+
+def _last_active() -> Greatest:
+    """The later of the last hook activity and the last MCP write (never NULL)."""
+    return Greatest(
+        Coalesce("activity_at", "last_seen_at", "created_at"),
+        Coalesce("last_seen_at", "activity_at", "created_at"),
+    )
+
+
+def _project_session_ids(project: Project) -> QuerySet:
+    """Ids of the sessions bound to one of the project's tasks now (a subquery)."""
+    return TaskBinding.objects.filter(unbound_at__isnull=True, task__project=project).values(
+        "session_id"
+    )
+
+
+@dataclass(frozen=True)
+class TaskRef:
+    key: str
+    slug: str  # its project: the task dialog is /p/<slug>?task=<key>
+
+
 @dataclass(frozen=True)
 class SessionRow:
     """One session as the board lists it: every value ready for the template."""
@@ -108,29 +134,40 @@ class SessionRow:
     activity: str
     activity_at: datetime | None
     last_seen_at: datetime | None
+    last_active_at: datetime  # the later of activity_at and last_seen_at (else created_at)
+    cwd: str
     cc_exact: bool
     linked: bool
     unlinked_reason: str
     desktop_link: str | None
-    task_keys: tuple[str, ...]
+    tasks: tuple[TaskRef, ...]  # bound now, in every project
+
+    @property
+    def task_keys(self) -> tuple[str, ...]:
+        return tuple(t.key for t in self.tasks)
 
 
-def sessions_list(project: Project | None = None) -> list[SessionRow]:
-    """Sessions for the board, most recently seen first, with the keys of their bound tasks.
+def sessions_list(project: Project | None = None, limit: int = SESSIONS_SHOWN) -> list[SessionRow]:
+    """Sessions for the board, newest activity first, with the tasks bound to them now.
 
     With a project: the sessions bound to one of its tasks now, and the hook rows the
     hooks placed in it. Two queries whatever the number of sessions.
     """
-    current = TaskBinding.objects.filter(unbound_at__isnull=True).select_related("task")
+    rows = Session.objects.annotate(last_active=_last_active())
     if project is not None:
-        current = current.filter(task__project=project)
-    keys: dict[int, list[str]] = {}
-    for b in current.order_by("task_id"):
-        keys.setdefault(b.session_id, []).append(b.task.key)
-    rows = Session.objects.all()
-    if project is not None:
-        rows = rows.filter(Q(id__in=list(keys)) | Q(project=project))
-    rows = rows.order_by("-last_seen_at", "-id")
+        rows = rows.filter(Q(project=project) | Q(id__in=_project_session_ids(project)))
+    sessions = list(rows.order_by("-last_active", "-id")[:limit])
+    refs: dict[int, list[TaskRef]] = {}
+    if sessions:
+        current = (
+            TaskBinding.objects.filter(
+                unbound_at__isnull=True, session_id__in=[s.id for s in sessions]
+            )
+            .select_related("task__project")
+            .order_by("task_id")
+        )
+        for b in current:
+            refs.setdefault(b.session_id, []).append(TaskRef(b.task.key, b.task.project.slug))
     return [
         SessionRow(
             id=s.id,
@@ -142,11 +179,120 @@ def sessions_list(project: Project | None = None) -> list[SessionRow]:
             activity=s.activity,
             activity_at=s.activity_at,
             last_seen_at=s.last_seen_at,
+            last_active_at=s.last_active,
+            cwd=s.cwd,
             cc_exact=s.cc_exact,
             linked=bool(s.cc_session_id),
             unlinked_reason=s.unlinked_reason,
             desktop_link=desktop_link(s),
-            task_keys=tuple(keys.get(s.id, ())),
+            tasks=tuple(refs.get(s.id, ())),
+        )
+        for s in sessions
+    ]
+
+
+def picker_sessions(
+    project: Project, *, exclude: int | None = None, limit: int = PICKER_SHOWN
+) -> list[tuple[Session, bool]]:
+    """The "Bind a session" menu: (session, in the project), the project's sessions first,
+    then the others, most recently seen first. One query."""
+    in_project = Q(project=project) | Q(id__in=_project_session_ids(project))
+    rows = Session.objects.annotate(
+        last_active=_last_active(),
+        in_project=Case(When(in_project, then=Value(1)), default=Value(0)),
+    )
+    if exclude is not None:
+        rows = rows.exclude(pk=exclude)
+    rows = rows.order_by("-in_project", "-last_active", "-id")[:limit]
+    return [(s, bool(s.in_project)) for s in rows]
+
+
+# --- hooks: the agent's todo, unlinked hook sessions (§4) -------------------------------
+
+
+@dataclass(frozen=True)
+class TodoItem:
+    item_id: str
+    subject: str
+    status: str  # pending / in_progress / completed
+    active_form: str
+    position: int
+
+
+@dataclass(frozen=True)
+class TodoSummary:
+    total: int
+    done: int
+    in_progress: str  # the active form (else the subject) of the first item in progress
+    text: str  # "Todo 1/3 done; now: Writing the address book page"
+
+
+def todo_for_session(session: Session) -> list[TodoItem]:
+    """The session's current todo: the items written under its current Claude Code id."""
+    if not session.cc_session_id:
+        return []
+    rows = SessionTodo.objects.filter(
+        session=session, cc_session_id=session.cc_session_id
+    ).order_by("position", "id")
+    return [TodoItem(r.item_id, r.subject, r.status, r.active_form, r.position) for r in rows]
+
+
+def todo_summary(session: Session) -> TodoSummary | None:
+    """One line about the session's todo, or None when it has none."""
+    items = todo_for_session(session)
+    if not items:
+        return None
+    done = sum(1 for i in items if i.status == "completed")
+    doing = next((i.active_form or i.subject for i in items if i.status == "in_progress"), "")
+    text = f"Todo {done}/{len(items)} done" + (f"; now: {doing}" if doing else "")
+    return TodoSummary(total=len(items), done=done, in_progress=doing, text=text)
+
+
+def has_todo(task: Task) -> bool:
+    """True when the session bound to the task has a current todo (§6 "no plan and no todo")."""
+    session = bound_session(task)
+    if session is None or not session.cc_session_id:
+        return False
+    return SessionTodo.objects.filter(session=session, cc_session_id=session.cc_session_id).exists()
+
+
+@dataclass(frozen=True)
+class UnlinkedHookSession:
+    """A hook session the hooks could not link (§4 step 4): Integrations page, Inbox."""
+
+    id: int
+    name: str
+    cc_session_id: str
+    cwd: str
+    project: str  # the project slug it was placed in, or ""
+    reason: str
+    hook_status: str
+    activity: str
+    activity_at: datetime | None
+    created_at: datetime
+
+
+def unlinked_hook_sessions(limit: int = 100) -> list[UnlinkedHookSession]:
+    """Hook sessions left unlinked with a reason and not ended, newest first. One query."""
+    rows = (
+        Session.objects.select_related("project")
+        .filter(kind=KIND_HOOK)
+        .exclude(unlinked_reason="")
+        .exclude(hook_status=ENDED)
+        .order_by("-id")[:limit]
+    )
+    return [
+        UnlinkedHookSession(
+            id=s.id,
+            name=s.name,
+            cc_session_id=s.cc_session_id or "",
+            cwd=s.cwd,
+            project=s.project.slug if s.project else "",
+            reason=s.unlinked_reason,
+            hook_status=s.hook_status,
+            activity=s.activity,
+            activity_at=s.activity_at,
+            created_at=s.created_at,
         )
         for s in rows
     ]

@@ -12,21 +12,32 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField
+from relaybay_site.errors import InvalidField, NotFound
 from sessions.fields import Ident, given, parse_hook_session, parse_session, parse_title
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
     KIND_HOOK,
     KIND_NAMED,
+    LINK_AGENT,
     Session,
     SessionAlias,
+    SessionTodo,
     TaskBinding,
 )
 from tasks.events import EventKind, record_event
 from tasks.models import Event, Task
 
 REASON_MAX = 200
+# The hook state a session takes over with a Claude Code id (saved together, §4 step 2).
+HOOK_STATE_FIELDS = (
+    "unlinked_reason",
+    "hook_status",
+    "activity",
+    "activity_at",
+    "cwd",
+    "stop_blocks",
+)
 
 
 # --- results -------------------------------------------------------------------------
@@ -113,7 +124,8 @@ def session_touch(
 def task_bind_session(
     *,
     task: Task,
-    session: str,
+    session: str = "",
+    session_id: int | None = None,
     session_title: str | None = None,
     hook_session: str | None = None,
     actor: str,
@@ -123,7 +135,12 @@ def task_bind_session(
     A plain name for a task bound to a desktop session does not rebind: it becomes that
     session's alias, unless a named session of that name exists (then nothing changes).
     hook_session is never linked here: the caller may be binding another session.
+    session_id (the board's session picker) binds that exact session instead: the owner
+    chose it from a list, so neither name resolution nor the alias rule applies, and it
+    also reaches hook sessions, whose folder name is no identity.
     """
+    if session_id is not None:
+        return _bind_by_id(task, session_id, actor=actor)
     ident = parse_session(session)
     if ident is None:
         raise InvalidField(
@@ -150,29 +167,18 @@ def task_bind_session(
         ):
             return _alias_instead(task, current.session, ident.name, actor, now, notes)
         target, _created, events = _resolve(ident, title, actor=actor, task=task, now=now)
-        if current is not None and current.session_id == target.id:
-            return BindResult(task=task, session=target, events=tuple(events), notes=tuple(notes))
-        previous = current.session if current else None
-        if current is not None:
-            _close(current, actor=actor, reason=f"rebound to {target.name}", now=now)
-        TaskBinding.objects.create(task=task, session=target, bound_at=now, bound_by=actor)
-        events.append(
-            record_event(
-                EventKind.TASK_SESSION_BOUND,
-                project=task.project,
-                task=task,
-                actor=actor,
-                payload={"session": target.name, "previous": previous.name if previous else None},
+        return _rebind(task, current, target, actor=actor, now=now, events=events, notes=notes)
+
+
+def _bind_by_id(task: Task, session_id: int, *, actor: str) -> BindResult:
+    with transaction.atomic():
+        target = Session.objects.filter(pk=session_id).first()
+        if target is None:
+            raise NotFound(
+                f"Unknown session {session_id}. Reload the page to see the sessions there are."
             )
-        )
-    return BindResult(
-        task=task,
-        session=target,
-        previous=previous,
-        changed=True,
-        events=tuple(events),
-        notes=tuple(notes),
-    )
+        current = _current_binding(task)
+        return _rebind(task, current, target, actor=actor, now=timezone.now(), events=[], notes=[])
 
 
 def task_unbind_session(*, task: Task, actor: str, reason: str = "") -> UnbindResult:
@@ -194,6 +200,42 @@ def task_unbind_session(*, task: Task, actor: str, reason: str = "") -> UnbindRe
 
 
 # --- private steps (inside the caller's transaction) ---------------------------------
+
+
+def _rebind(
+    task: Task,
+    current: TaskBinding | None,
+    target: Session,
+    *,
+    actor: str,
+    now: datetime,
+    events: list[Event],
+    notes: list[str],
+) -> BindResult:
+    """Bind `target`, closing the current binding; binding the bound session is a no-op."""
+    if current is not None and current.session_id == target.id:
+        return BindResult(task=task, session=target, events=tuple(events), notes=tuple(notes))
+    previous = current.session if current else None
+    if current is not None:
+        _close(current, actor=actor, reason=f"rebound to {target.name}", now=now)
+    TaskBinding.objects.create(task=task, session=target, bound_at=now, bound_by=actor)
+    events.append(
+        record_event(
+            EventKind.TASK_SESSION_BOUND,
+            project=task.project,
+            task=task,
+            actor=actor,
+            payload={"session": target.name, "previous": previous.name if previous else None},
+        )
+    )
+    return BindResult(
+        task=task,
+        session=target,
+        previous=previous,
+        changed=True,
+        events=tuple(events),
+        notes=tuple(notes),
+    )
 
 
 def _current_binding(task: Task) -> TaskBinding | None:
@@ -292,9 +334,10 @@ def _link_exact(
 ) -> list[str]:
     """Link a Claude Code session id exactly to `session` (§4 step 2); notes for the answer."""
     if session.cc_session_id == cc_id:
-        if not session.cc_exact:
+        if not session.cc_exact or session.cc_link != LINK_AGENT:
             session.cc_exact = True
-            session.save(update_fields=["cc_exact"])
+            session.cc_link = LINK_AGENT
+            session.save(update_fields=["cc_exact", "cc_link"])
         return []
     holder = Session.objects.filter(cc_session_id=cc_id).first()
     before = session.hook_status
@@ -305,20 +348,13 @@ def _link_exact(
                 "not relinked."
             ]
         _take_over(holder, session)
+    else:
+        session.stop_blocks = 0  # a new Claude Code id: a new turn count
     session.cc_session_id = cc_id
     session.cc_exact = True
+    session.cc_link = LINK_AGENT
     session.unlinked_reason = ""
-    session.save(
-        update_fields=[
-            "cc_session_id",
-            "cc_exact",
-            "unlinked_reason",
-            "hook_status",
-            "activity",
-            "activity_at",
-            "cwd",
-        ]
-    )
+    session.save(update_fields=["cc_session_id", "cc_exact", "cc_link", *HOOK_STATE_FIELDS])
     if session.hook_status != before:
         events += _status_events(session, before, actor)
     return []
@@ -329,22 +365,40 @@ def _take_over(holder: Session, session: Session) -> None:
 
     A row the hooks created by guess (kind hook, not exact) is removed, its bindings
     moving to `session`; any other holder (a guessed or ended link) just loses the id.
+    The todo written under the id moves too (§4 Todo capture). The caller saves
+    `session` with HOOK_STATE_FIELDS.
     """
     session.hook_status = holder.hook_status
     session.activity = holder.activity
     session.activity_at = holder.activity_at
     session.cwd = holder.cwd or session.cwd
+    session.stop_blocks = holder.stop_blocks
+    session.unlinked_reason = ""
+    SessionTodo.objects.filter(session=session, cc_session_id=holder.cc_session_id).delete()
+    SessionTodo.objects.filter(session=holder, cc_session_id=holder.cc_session_id).update(
+        session=session
+    )
     if holder.kind == KIND_HOOK and not holder.cc_exact:
         TaskBinding.objects.filter(session=holder).update(session=session)
         holder.delete()
         return
     holder.cc_session_id = None
     holder.cc_exact = False
+    holder.cc_link = ""
     holder.hook_status = ""
     holder.activity = ""
     holder.activity_at = None
+    holder.stop_blocks = 0
     holder.save(
-        update_fields=["cc_session_id", "cc_exact", "hook_status", "activity", "activity_at"]
+        update_fields=[
+            "cc_session_id",
+            "cc_exact",
+            "cc_link",
+            "hook_status",
+            "activity",
+            "activity_at",
+            "stop_blocks",
+        ]
     )
 
 

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from relaybay_site.errors import InvalidField
-from sessions import selectors, services
+from sessions import hook_service, selectors, services
 from sessions.extensions import resolve_caller, task_line_suffixes, task_section
 from sessions.models import Session, SessionAlias, TaskBinding
 from tasks.models import Event, Task
@@ -34,12 +34,14 @@ def events(kind: str) -> list[Event]:
     return list(Event.objects.filter(kind=kind).order_by("id"))
 
 
-def guessed_hook_row(cc_id: str, **fields: object) -> Session:
-    # The hooks (issue 5) create these rows; until their service exists the test makes one
-    # directly, shaped as §4 step 3/5 leaves it: kind hook, linked by guess.
-    values = {"name": "acme-shop", "kind": "hook", "cc_session_id": cc_id, "cc_exact": False}
-    values.update(fields)
-    return Session.objects.create(created_at=timezone.now(), **values)
+def guessed_hook_row(cc_id: str, event: str = "PostToolUse", **fields: object) -> Session:
+    """A hook row as §4 step 5 leaves it (kind hook, linked by guess), made by the hooks."""
+    hook_service.activity_clock.clear()
+    body = {"session_id": cc_id, "hook_event_name": event, "cwd": "/home/dev/acme-shop"}
+    body.update({"tool_name": "Edit", **fields})
+    row = hook_service.hook_event(payload=body).session
+    assert (row.kind, row.cc_exact) == ("hook", False)
+    return row
 
 
 # --- who is calling: session_touch -----------------------------------------------------
@@ -371,10 +373,8 @@ def test_a_guessed_link_of_the_same_session_becomes_exact() -> None:
 
 def test_a_guessed_hook_row_hands_over_its_status_and_is_removed() -> None:
     task = make_task()
-    seen_at = timezone.now() - timedelta(minutes=3)
-    row = guessed_hook_row(
-        CC_ID, hook_status="working", activity="Edit", activity_at=seen_at, cwd="/home/dev/x"
-    )
+    row = guessed_hook_row(CC_ID, cwd="/home/dev/x")
+    seen_at = row.activity_at
     caller = touch(DESKTOP).session
     bind(task, DESKTOP)
 
@@ -391,7 +391,7 @@ def test_a_guessed_hook_row_hands_over_its_status_and_is_removed() -> None:
 
 def test_the_bindings_of_a_guessed_hook_row_move_to_the_linking_session() -> None:
     task = make_task()
-    row = guessed_hook_row(CC_ID, hook_status="idle")
+    row = guessed_hook_row(CC_ID, event="Stop")
     TaskBinding.objects.create(task=task, session=row, bound_at=timezone.now())
 
     result = touch("alice", hook_session=CC_ID)
