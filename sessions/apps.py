@@ -14,3 +14,13 @@ class AgentSessionsConfig(AppConfig):
         from sessions.extensions import register
 
         register()
+
+        # The board's seams: the cards' session dot and link, the dialog's Session panel.
+        from sessions import panels
+
+        panels.register()
+
+        # Owner comments through hooks (§4), the wake-up lines and the board's comment seams.
+        from sessions import comment_delivery
+
+        comment_delivery.register()

@@ -121,6 +121,26 @@ def _task_updated(p: dict[str, Any]) -> str:
     return "; ".join(parts) or "changed"
 
 
+def _comment_added(p: dict[str, Any]) -> str:
+    # The excerpt is agent or owner text: the Activity template escapes it like any other.
+    if p.get("author_kind") == "agent":
+        head = f"reply #{p.get('comment_id')} by {p.get('author', '')}"
+        if p.get("in_reply_to"):
+            head += f" to #{p['in_reply_to']}"
+    else:
+        head = f"owner comment #{p.get('comment_id')}"
+        head += f" for {p['session']}" if p.get("session") else " (no session bound)"
+    return f"{head}: {p.get('excerpt', '')}"
+
+
+def _comment_read(p: dict[str, Any]) -> str:
+    ids = ", ".join(f"#{i}" for i in p.get("comment_ids") or [])
+    if p.get("author_kind") == "agent":
+        return f"agent repl{'y' if len(p.get('comment_ids') or []) == 1 else 'ies'} {ids} read"
+    how = {"reply": "answered", "ack": "acknowledged"}.get(p.get("reason", ""), "read")
+    return f"owner comment {ids} {how} by {p.get('by', '')}"
+
+
 _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "project.created": lambda p: f"project {p.get('slug', '')} created",
     "project.updated": lambda p: "changed " + ", ".join(p.get("fields", [])),
@@ -144,6 +164,16 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "session.alias_added": lambda p: (
         f"{p.get('alias', '')} is now an alias of {p.get('session', '')}"
     ),
+    "session.todo_updated": lambda p: (
+        f"{p.get('session', '')}: todo of {p.get('items', 0)} item(s)"
+        + (f", now {p['in_progress']}" if p.get("in_progress") else "")
+    ),
+    "comment.added": _comment_added,
+    "comment.delivered": lambda p: (
+        f"owner comment #{p.get('comment_id')} delivered to {p.get('session', '')}"
+        + (f" ({p['via']})" if p.get("via") else "")
+    ),
+    "comment.read": _comment_read,
 }
 
 
@@ -151,4 +181,6 @@ def describe(kind: str, payload: dict[str, Any]) -> str:
     """The short text of an event; a kind without its own describer shows its summary."""
     fn = _DESCRIBERS.get(kind)
     text = fn(payload) if fn else str(payload.get("summary") or payload.get("title") or "")
-    return text[:200]
+    # comment.added carries a whole 200-character excerpt after its head (§4: the
+    # coordinator reads it in events_since), so its line may be longer.
+    return text[: 300 if kind == "comment.added" else 200]

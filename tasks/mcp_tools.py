@@ -11,6 +11,7 @@ means "do not check".
 
 import inspect
 from collections.abc import Callable
+from importlib import import_module
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -583,3 +584,4 @@ def register(server: MCPServer) -> None:
     for uri, name, fn in _RESOURCES:
         description = inspect.cleandoc(fn.__doc__ or "")
         server.resource(uri, name=name, description=description, mime_type="text/markdown")(fn)
+    import_module("tasks.mcp_comments").register(server)  # comments_list, comment_ack, …

@@ -146,3 +146,57 @@ class Event(models.Model):
             models.Index(fields=["task", "id"], name="event_task_id"),
             models.Index(fields=["kind", "id"], name="event_kind_id"),
         ]
+
+
+COMMENT_OWNER = "owner"  # written on the board, for the agent of the bound session
+COMMENT_AGENT = "agent"  # an agent's reply (comment_add)
+COMMENT_AUTHOR_KINDS = (COMMENT_OWNER, COMMENT_AGENT)
+
+
+class Comment(models.Model):
+    """One message of a task's thread (§1 Comment): an owner comment or an agent's reply.
+
+    An owner comment is sent (created_at), delivered (delivered_at, to
+    delivered_to_session_id) when a hook of the bound, exactly linked session handed it to
+    the agent (§4), and read (read_at) when the agent acknowledged it or replied. An agent
+    reply is read once the owner marks it read or writes a comment on the task.
+
+    Sessions live in the sessions app and tasks imports no other app (ARCHITECTURE.md §2),
+    so a session is named by a plain integer column (no foreign key: tasks' models and
+    migrations never depend on sessions) plus its display name at the time, which still
+    reads right after the session is renamed or its row removed.
+    """
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="comments")
+    author_kind = models.CharField(max_length=10, choices=[(k, k) for k in COMMENT_AUTHOR_KINDS])
+    author_name = models.CharField(max_length=200)
+    author_session_id = models.BigIntegerField(null=True, blank=True)
+    body = models.TextField()
+    in_reply_to = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replies"
+    )
+    created_at = models.DateTimeField()
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    delivered_to_session_id = models.BigIntegerField(null=True, blank=True)
+    delivered_to_name = models.CharField(max_length=200, blank=True, default="")
+    read_at = models.DateTimeField(null=True, blank=True)
+    read_by = models.CharField(max_length=200, blank=True, default="")
+    # Stop blocks this comment caused since it was last delivered to a new session: one
+    # comment blocks at most twice in all, across turns (§4 Stop).
+    stop_blocks = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(author_kind__in=COMMENT_AUTHOR_KINDS),
+                name="comment_author_kind_known",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["task", "id"], name="comment_task_id"),
+            models.Index(fields=["task", "author_kind", "read_at"], name="comment_task_unread"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.id} on {self.task_id}"

@@ -11,6 +11,6 @@ urlpatterns = [
     path("", views.projects, name="projects"),
 ]
 
-for _module in ("board", "task", "inbox", "activity"):
+for _module in ("board", "task", "inbox", "activity", "comments"):
     if find_spec(f"tasks.views.{_module}") is not None:
         urlpatterns += import_module(f"tasks.views.{_module}").urlpatterns

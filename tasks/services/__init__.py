@@ -13,6 +13,13 @@ Common conventions:
 """
 
 from tasks.services._common import Outcome
+from tasks.services.comments import (
+    comment_ack,
+    comment_add,
+    comment_replies_read,
+    comments_deliver,
+    owner_comment_add,
+)
 from tasks.services.decisions import decision_add
 from tasks.services.projects import project_upsert, set_project_rules
 from tasks.services.reports import ReportHead, parse_first_line, report_add, report_summary
@@ -21,7 +28,12 @@ from tasks.services.tasks import task_create, task_patch, task_set_stage, task_u
 __all__ = [
     "Outcome",
     "ReportHead",
+    "comment_ack",
+    "comment_add",
+    "comment_replies_read",
+    "comments_deliver",
     "decision_add",
+    "owner_comment_add",
     "parse_first_line",
     "project_upsert",
     "report_add",

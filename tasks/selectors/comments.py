@@ -1,0 +1,313 @@
+"""Reads of the comment threads (§1 Comment, §2 Comments, §4 Owner comments through hooks).
+
+Who a new owner comment goes to depends on the session bound to the task, which the
+sessions app owns; tasks imports no other app (ARCHITECTURE.md §2), so sessions registers a
+batched lookup here (`register_recipient_lookup`) and tasks calls whatever is registered.
+
+Delivery selection (§4), for a session S and the tasks bound to it now:
+- pending: owner comments not read yet and not delivered to S — never delivered, or
+  delivered to a previous session (they are delivered again to the newly bound one);
+- Stop candidates: the pending ones, plus those delivered to S that are still unread and
+  have caused fewer than two Stop blocks (one comment blocks at most twice in all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from tasks import extensions
+from tasks.extensions import InboxGroup, InboxRow
+from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Project, Task
+from tasks.selectors.activity import task_href
+from tasks.selectors.inbox import not_archived
+from tasks.selectors.task_page import Stamp, stamp
+
+BODY_MAX = 4_000  # §1 Comment: markdown, up to 4000 characters
+EXCERPT_MAX = 200  # comment.added carries a 200-character excerpt (§4)
+STOP_BLOCKS_MAX = 2  # one comment causes at most two Stop blocks in all (§4)
+THREAD_SHOWN = 200  # the newest comments of a long thread on the board
+LIST_MAX = 100  # comments_list answers at most this many comments
+INBOX_DETAIL_MAX = 160
+ORDER_AGENT_REPLIES = 60  # tasks.selectors.inbox leaves 60 for this group
+
+
+def excerpt(body: str, limit: int = EXCERPT_MAX) -> str:
+    """The body on one line, cut to `limit` characters (… marks a cut)."""
+    text = " ".join(body.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# --- the recipient seam --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """The session bound to a task now: where a new owner comment goes."""
+
+    name: str
+    session_id: int
+    exact: bool  # its agent linked its hook session itself: comments reach it (§4)
+    ended: bool = False  # its Claude Code session ended (a desktop session waits for its next)
+
+
+RecipientLookup = Callable[[list[Task]], dict[int, Recipient]]
+_recipient_lookup: RecipientLookup | None = None
+
+
+def register_recipient_lookup(fn: RecipientLookup) -> None:
+    """sessions registers {task id: Recipient} for a list of tasks (one query per call)."""
+    global _recipient_lookup
+    _recipient_lookup = fn
+
+
+def recipients(tasks: list[Task]) -> dict[int, Recipient]:
+    if _recipient_lookup is None or not tasks:
+        return {}
+    return _recipient_lookup(tasks)
+
+
+def recipient_of(task: Task) -> Recipient | None:
+    return recipients([task]).get(task.id)
+
+
+# --- delivery selection (hooks, wake-up) ---------------------------------------------------
+
+
+def _unread_owner(task_ids: Iterable[int]) -> QuerySet[Comment]:
+    return (
+        Comment.objects.filter(
+            task_id__in=list(task_ids), author_kind=COMMENT_OWNER, read_at__isnull=True
+        )
+        .select_related("task")
+        .order_by("id")
+    )
+
+
+def _not_delivered_to(session_id: int) -> Q:
+    return Q(delivered_to_session_id__isnull=True) | ~Q(delivered_to_session_id=session_id)
+
+
+def pending_delivery(task_ids: Iterable[int], session_id: int) -> list[Comment]:
+    """Unread owner comments on these tasks not yet delivered to this session, oldest first."""
+    return list(_unread_owner(task_ids).filter(_not_delivered_to(session_id)))
+
+
+def stop_candidates(task_ids: Iterable[int], session_id: int) -> list[Comment]:
+    """Unread owner comments a Stop may block on: pending ones, and those delivered to this
+    session that have caused fewer than two Stop blocks; oldest first."""
+    return list(
+        _unread_owner(task_ids).filter(
+            _not_delivered_to(session_id) | Q(stop_blocks__lt=STOP_BLOCKS_MAX)
+        )
+    )
+
+
+def unread_owner_count(task_ids: Iterable[int]) -> int:
+    """Owner comments on these tasks that no agent acknowledged yet (SessionStart line)."""
+    return _unread_owner(task_ids).count()
+
+
+# --- the board thread (§2 Comments) --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommentView:
+    id: int
+    is_owner: bool
+    author: str
+    body: str
+    in_reply_to: int | None
+    sent: Stamp
+    delivered: Stamp | None  # owner comments
+    delivered_to: str
+    read: Stamp | None
+    read_by: str
+    unread: bool  # an agent reply the owner has not marked read
+
+
+@dataclass(frozen=True)
+class Thread:
+    task: Task
+    comments: list[CommentView]  # oldest first
+    hidden: int  # older comments not shown
+    unread_replies: int
+    recipient: Recipient | None
+    body_max: int = BODY_MAX
+
+    @property
+    def note(self) -> str:
+        """Which session a new comment goes to, or that none is bound and it waits."""
+        r = self.recipient
+        if r is None:
+            return (
+                f"No session is bound to {self.task.key}: a new comment waits until one is, "
+                "then reaches its agent."
+            )
+        if r.exact and not r.ended:
+            return f"New comments go to {r.name}, with its next hook event."
+        return (
+            f"New comments go to {r.name}; they reach its agent once it links its hook "
+            "session (hook_session on a write)."
+        )
+
+
+def _view(c: Comment, now: datetime) -> CommentView:
+    owner = c.author_kind == COMMENT_OWNER
+    return CommentView(
+        id=c.id,
+        is_owner=owner,
+        author=c.author_name,
+        body=c.body,
+        in_reply_to=c.in_reply_to_id,
+        sent=stamp(c.created_at, now),
+        delivered=stamp(c.delivered_at, now) if owner else None,
+        delivered_to=c.delivered_to_name,
+        read=stamp(c.read_at, now),
+        read_by=c.read_by,
+        unread=not owner and c.read_at is None,
+    )
+
+
+def thread(task: Task) -> Thread:
+    """The task's thread for the board: the newest THREAD_SHOWN comments, oldest first."""
+    now = timezone.now()
+    rows = list(Comment.objects.filter(task=task).order_by("-id")[: THREAD_SHOWN + 1])
+    hidden = 0
+    if len(rows) > THREAD_SHOWN:
+        rows = rows[:THREAD_SHOWN]
+        hidden = Comment.objects.filter(task=task).count() - THREAD_SHOWN
+    unread = Comment.objects.filter(task=task, author_kind=COMMENT_AGENT, read_at__isnull=True)
+    return Thread(
+        task=task,
+        comments=[_view(c, now) for c in reversed(rows)],
+        hidden=hidden,
+        unread_replies=unread.count(),
+        recipient=recipient_of(task),
+    )
+
+
+# --- comments_list (MCP) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskThread:
+    task: Task
+    recipient: Recipient | None
+    comments: list[Comment]  # oldest first
+
+
+@dataclass(frozen=True)
+class CommentList:
+    threads: list[TaskThread]
+    scope: str  # "acme-shop-12", "project acme-shop", "all projects"
+    unread_only: bool
+    left_out: int  # older comments beyond LIST_MAX
+
+
+def comment_list(
+    *, task: Task | None = None, project: Project | None = None, unread_only: bool = False
+) -> CommentList:
+    """The comments of one task, of a project's tasks, or (neither) of every project.
+
+    unread_only keeps the owner comments no agent acknowledged yet. At most LIST_MAX
+    comments, the newest; three queries whatever the size.
+    """
+    rows = Comment.objects.select_related("task", "task__project")
+    if task is not None:
+        rows, scope = rows.filter(task=task), task.key
+    elif project is not None:
+        rows, scope = rows.filter(task__project=project), f"project {project.slug}"
+    else:
+        scope = "all projects"
+    if unread_only:
+        rows = rows.filter(author_kind=COMMENT_OWNER, read_at__isnull=True)
+    newest = list(rows.order_by("-id")[: LIST_MAX + 1])
+    left_out = 0
+    if len(newest) > LIST_MAX:
+        newest = newest[:LIST_MAX]
+        left_out = rows.count() - LIST_MAX
+    by_task: dict[int, list[Comment]] = {}
+    for c in reversed(newest):
+        by_task.setdefault(c.task_id, []).append(c)
+    tasks = sorted({c.task_id: c.task for c in newest}.values(), key=lambda t: t.id)
+    found = recipients(tasks)
+    return CommentList(
+        threads=[TaskThread(t, found.get(t.id), by_task[t.id]) for t in tasks],
+        scope=scope,
+        unread_only=unread_only,
+        left_out=left_out,
+    )
+
+
+# --- the Inbox group "Agent replies" (§2 Inbox) ---------------------------------------------
+
+
+def agent_replies() -> InboxGroup:
+    """Tasks with agent replies the owner has not marked read, newest reply first, each with
+    the newest reply's author and text. One query."""
+    rows = (
+        Comment.objects.filter(author_kind=COMMENT_AGENT, read_at__isnull=True)
+        .filter(not_archived("task__"))
+        .select_related("task", "task__project")
+        .order_by("-id")
+    )
+    seen: dict[int, list[Comment]] = {}
+    for c in rows:
+        seen.setdefault(c.task_id, []).append(c)
+    result = []
+    for replies in seen.values():
+        newest = replies[0]
+        more = f" (+{len(replies) - 1} more)" if len(replies) > 1 else ""
+        detail = f"{newest.author_name}: {excerpt(newest.body, INBOX_DETAIL_MAX)}{more}"
+        result.append(
+            InboxRow(
+                title=newest.task.title,
+                href=task_href(newest.task.project.slug, newest.task.key),
+                detail=detail,
+                key=newest.task.key,
+                project=newest.task.project.name,
+            )
+        )
+    return InboxGroup(id="agent-replies", title="Agent replies", rows=tuple(result))
+
+
+# --- the task dialog panel and the registration ------------------------------------------------
+
+PANEL_TEMPLATE = "tasks/partials/comments_panel.html"
+ORDER_PANEL = 20  # after the Session panel (10): §2 lists the session, then the comments
+
+
+def comment_urls(task: Task) -> dict[str, str]:
+    base = f"/p/{task.project.slug}/t/{task.key}/comments"
+    return {"post": base, "thread": f"{base}/thread", "read": f"{base}/read"}
+
+
+def comments_panels(task: Task) -> list[extensions.TaskPanel]:
+    """The Comments panel of the task dialog and page (Overview tab)."""
+    context = {"thread": thread(task), "comment_urls": comment_urls(task)}
+    return [
+        extensions.TaskPanel(
+            id="comments",
+            title="Comments",
+            template=PANEL_TEMPLATE,
+            context=context,
+            tab="overview",
+        )
+    ]
+
+
+def register() -> None:
+    """The comments panel and the Inbox group "Agent replies", once (idempotent: called at
+    import and from sessions' ready(), which also registers the recipient lookup)."""
+    if not any(fn is agent_replies for _, fn in extensions._inbox_groups):
+        extensions.register_inbox_group(ORDER_AGENT_REPLIES, agent_replies)
+    if not any(fn is comments_panels for _, fn in extensions._panels):
+        extensions.register_task_panels(ORDER_PANEL, comments_panels)
+
+
+register()
