@@ -1,0 +1,397 @@
+"""The project board's data (§2 Paged board, Cards, Done column and archive).
+
+`board_data()` answers one board state (page or selected stage, search, archive) with a
+fixed number of queries whatever the task count: the project, one count per stage, the
+open tasks of the page, the done tasks of the page (capped) and one batched call per card
+extension. Templates only loop over what is computed here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from relaybay_site.errors import NotFound
+from tasks import extensions
+from tasks.models import STAGES, Project, Task
+from tasks.selectors import is_next_step_stale
+
+# Wide screens show six columns on two pages (§2 Paged board).
+PAGES: tuple[tuple[str, ...], ...] = (("plan", "dev", "review", "test"), ("live", "done"))
+DONE_CAP = 200
+QUERY_MAX = 200
+HOOK_STATUSES = ("working", "waiting", "idle", "ended")
+# Long texts no card shows: left in the database (a board of hundreds of cards reads less).
+CARD_DEFERRED = ("description", "progress", "stage_note")
+# Links agent or extension text may carry: never a script (§9.8 untrusted content).
+_UNSAFE_SCHEME = re.compile(r"^\s*(javascript|data|vbscript|file)\s*:", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+
+
+def page_of(stage: str) -> int:
+    return next(n for n, stages in enumerate(PAGES, 1) if stage in stages)
+
+
+def stage_label(stage: str) -> str:
+    return settings.RELAYBAY.stage_labels.get(stage) or stage.capitalize()
+
+
+def page_label(page: int) -> str:
+    return " · ".join(stage_label(s) for s in PAGES[page - 1])
+
+
+# --- the board state of a URL ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """What the URL asks for: page 1/2 (clamped), a selected stage, search, archive."""
+
+    page: int = 1
+    stage: str | None = None  # the phone's tab; implies its page
+    q: str = ""
+    archived: bool = False
+
+    @classmethod
+    def from_query(cls, query: Any) -> BoardState:
+        stage = (query.get("stage") or "").strip().lower()
+        stage = stage if stage in STAGES else None
+        try:
+            page = int((query.get("page") or "1").strip())
+        except ValueError:
+            page = 1
+        page = min(max(page, 1), len(PAGES))  # out of range clamps
+        if stage is not None:
+            page = page_of(stage)
+        q = (query.get("q") or "").strip()[:QUERY_MAX]
+        archived = (query.get("archived") or "").strip().lower() in ("1", "true", "on", "yes")
+        return cls(page=page, stage=stage, q=q, archived=archived)
+
+    @property
+    def selected(self) -> str:
+        return self.stage or PAGES[self.page - 1][0]
+
+    def params(self, **changes: Any) -> dict[str, str]:
+        """The query of this state (changed), without defaults: page=1, no stage …"""
+        merged = {"page": self.page, "stage": self.stage, "q": self.q, "archived": self.archived}
+        merged.update(changes)
+        out: dict[str, str] = {}
+        if merged["stage"]:
+            out["stage"] = merged["stage"]
+        elif merged["page"] and merged["page"] != 1:
+            out["page"] = str(merged["page"])
+        if merged["q"]:
+            out["q"] = merged["q"]
+        if merged["archived"]:
+            out["archived"] = "1"
+        return out
+
+
+def query_string(params: dict[str, str]) -> str:
+    return ("?" + urlencode(params)) if params else ""
+
+
+# --- cards -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Badge:
+    text: str
+    css: str
+    href: str
+    dialog_url: str = ""  # a link to this task's dialog (e.g. its Review tab) opens in place
+
+
+@dataclass(frozen=True)
+class Card:
+    key: str
+    title: str
+    stage: str
+    is_done: bool
+    archived: bool  # a done task outside the window, shown by search or "Show archived"
+    waiting_on: str
+    branch: str
+    next_step: str
+    next_step_stale: bool
+    tracker_label: str  # "<tracker_name> <tracker_ref>", "" without a ref
+    tracker_url: str  # http(s) only, else ""
+    tracker_logged: bool
+    tracker_not_logged: bool  # require_tracker_log and no mark (done tasks even without a ref)
+    session_name: str
+    hook_status: str  # working / waiting / idle / ended / ""
+    desktop_link: str
+    badges: tuple[Badge, ...]
+    href: str  # /p/<slug>?task=<key>: the task dialog over the board
+    dialog_url: str  # /p/<slug>/t/<key>/dialog: the dialog fragment
+    refresh_url: str  # /p/<slug>/card/<key>: this card again
+
+
+def safe_href(url: str, *, web_only: bool = False) -> str:
+    """A link target agent or extension text may give, or "" when it could run script."""
+    url = (url or "").strip()
+    if not url or _UNSAFE_SCHEME.match(_CONTROL.sub("", url)):
+        return ""
+    if web_only:
+        return url if re.match(r"^https?://[^\s]", url, re.IGNORECASE) else ""
+    return url
+
+
+def _cutoff() -> datetime:
+    return timezone.now() - timedelta(days=settings.RELAYBAY.done_window_days)
+
+
+def _archived_q(cutoff: datetime) -> Q:
+    """Done tasks the board archives: closed before the window; with require_tracker_log a
+    done task without the tracker mark is never archived (§2 Done column and archive)."""
+    q = Q(stage="done", closed_at__lt=cutoff)
+    if settings.RELAYBAY.require_tracker_log:
+        q &= Q(tracker_logged=True)
+    return q
+
+
+def _is_archived(task: Task, cutoff: datetime) -> bool:
+    if task.stage != "done" or task.closed_at is None or task.closed_at >= cutoff:
+        return False
+    return not (settings.RELAYBAY.require_tracker_log and not task.tracker_logged)
+
+
+def _merge_extras(extras: list[extensions.CardExtra]) -> dict[str, Any]:
+    merged: dict[str, Any] = {"session": "", "status": "", "link": "", "badges": []}
+    for extra in extras:
+        merged["session"] = merged["session"] or extra.session_name
+        merged["status"] = merged["status"] or extra.hook_status
+        merged["link"] = merged["link"] or safe_href(extra.desktop_link)
+        merged["badges"] += [
+            Badge(text, css, safe_href(href)) for text, css, href in extra.badges if text
+        ]
+    if merged["status"] not in HOOK_STATUSES:
+        merged["status"] = ""
+    return merged
+
+
+def _dialog_badges(badges: list[Badge], href: str, dialog_url: str) -> tuple[Badge, ...]:
+    """A badge linking to the card's own task dialog (`?task=<key>&tab=review`) opens it
+    over the board like the card does."""
+    result = []
+    for badge in badges:
+        if badge.href == href or badge.href.startswith(href + "&"):
+            rest = badge.href[len(href) + 1 :]
+            badge = Badge(
+                badge.text, badge.css, badge.href, dialog_url + (f"?{rest}" if rest else "")
+            )
+        result.append(badge)
+    return tuple(result)
+
+
+def _cards(project: Project, tasks: list[Task], cutoff: datetime) -> list[Card]:
+    extras = extensions.card_extras(tasks) if tasks else {}
+    require_log = settings.RELAYBAY.require_tracker_log
+    base = f"/p/{project.slug}"
+    cards = []
+    for t in tasks:
+        more = _merge_extras(extras.get(t.id, []))
+        done = t.stage == "done"
+        label = f"{t.tracker_name} {t.tracker_ref}".strip() if t.tracker_ref else ""
+        href, dialog_url = f"{base}?{urlencode({'task': t.key})}", f"{base}/t/{t.key}/dialog"
+        cards.append(
+            Card(
+                key=t.key,
+                title=t.title,
+                stage=t.stage,
+                is_done=done,
+                archived=_is_archived(t, cutoff),
+                waiting_on="" if done else t.waiting_on,
+                branch=t.branch,
+                next_step="" if done else t.next_step,
+                next_step_stale=not done and is_next_step_stale(t),
+                tracker_label=label,
+                tracker_url=safe_href(t.tracker_url, web_only=True) if label else "",
+                tracker_logged=t.tracker_logged,
+                tracker_not_logged=require_log and not t.tracker_logged and (bool(label) or done),
+                session_name=more["session"],
+                hook_status=more["status"],
+                desktop_link=more["link"],
+                badges=_dialog_badges(more["badges"], href, dialog_url),
+                href=href,
+                dialog_url=dialog_url,
+                refresh_url=f"{base}/card/{t.key}",
+            )
+        )
+    return cards
+
+
+def card_data(project: Project, key: str) -> Card:
+    """One card of the project (live refresh); NotFound for a key of no task here."""
+    wanted = (key or "").strip().lower()
+    task = Task.objects.filter(project=project, key=wanted).first()
+    if task is None:
+        raise NotFound(f"Unknown task {wanted or '(empty)'} in project {project.slug}.")
+    task.project = project
+    return _cards(project, [task], _cutoff())[0]
+
+
+def task_in_project(project: Project, key: str) -> Task:
+    """The task a ?task= link names, only when it belongs to this board's project."""
+    wanted = (key or "").strip().lower()
+    task = Task.objects.filter(project=project, key=wanted).first()
+    if task is None:
+        raise NotFound(
+            f"There is no task {wanted or '(empty)'} in {project.name}. It may have been "
+            "mistyped, or belong to another project."
+        )
+    task.project = project
+    return task
+
+
+# --- columns ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    stage: str
+    label: str
+    count: int  # tasks in the column under the current filter (done: before the cap)
+    cards: list[Card]
+    selected: bool  # the phone's tab
+    capped: bool  # done only: more than DONE_CAP, the most recent shown
+    archived_hidden: int  # done only: archived tasks left out (no search, archive off)
+    empty_text: str
+
+
+@dataclass(frozen=True)
+class Tab:
+    stage: str
+    label: str
+    count: int
+    selected: bool
+    on_page: bool  # its column is in the page (aria-controls)
+    params: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Board:
+    project: Project
+    state: BoardState
+    columns: list[Column]
+    tabs: list[Tab]
+    page_labels: tuple[str, ...]
+    total: int  # every task of the project, whatever the filter (the empty board hint)
+    done_cap: int
+    done_window_days: int
+    require_tracker_log: bool
+
+
+def _filtered(project: Project, state: BoardState) -> Any:
+    rows = Task.objects.filter(project=project)
+    if state.q:
+        # Key or title, case-insensitive; a search also finds archived done tasks.
+        rows = rows.filter(Q(key__icontains=state.q) | Q(title__icontains=state.q))
+    return rows
+
+
+def _empty_text(stage: str, state: BoardState, archived_hidden: int) -> str:
+    if state.q:
+        return f"No {stage_label(stage)} task matches “{state.q}”."
+    if stage == "done":
+        days = settings.RELAYBAY.done_window_days
+        text = f"Nothing closed in the last {days} day{'s' if days != 1 else ''}."
+        if state.archived:
+            text = "No done tasks yet."
+        elif archived_hidden:
+            text += " Older ones are archived."
+        return text
+    return f"No tasks in {stage_label(stage)}."
+
+
+def _counts(project: Project, state: BoardState, cutoff: datetime) -> tuple[dict, int, int]:
+    """Per stage the tasks shown under the filter; the archived ones the done column leaves
+    out; and every task of the project (for the "no tasks yet" hint)."""
+    rows = (
+        _filtered(project, state)
+        .values("stage")
+        .annotate(n=Count("id"), old=Count("id", filter=_archived_q(cutoff)))
+        .order_by()
+    )
+    counts = dict.fromkeys(STAGES, 0)
+    hidden = 0
+    for row in rows:
+        counts[row["stage"]] = row["n"]
+        if row["stage"] == "done" and not (state.q or state.archived):
+            hidden = row["old"]
+            counts["done"] -= hidden
+    if state.q:  # the hint is about the project, not about the search
+        return counts, hidden, Task.objects.filter(project=project).count()
+    return counts, hidden, sum(counts.values()) + hidden
+
+
+def _page_tasks(project: Project, state: BoardState, cutoff: datetime) -> list[Task]:
+    stages = PAGES[state.page - 1]
+    open_stages = [s for s in stages if s != "done"]
+    tasks: list[Task] = []
+    if open_stages:
+        # Newest stage change first: what an agent moved a second ago is on top.
+        tasks += list(
+            _filtered(project, state)
+            .filter(stage__in=open_stages)
+            .defer(*CARD_DEFERRED)
+            .order_by("-stage_changed_at", "-number")
+        )
+    if "done" in stages:
+        done = _filtered(project, state).filter(stage="done")
+        if not (state.q or state.archived):
+            done = done.exclude(_archived_q(cutoff))
+        tasks += list(done.defer(*CARD_DEFERRED).order_by("-closed_at", "-number")[:DONE_CAP])
+    for t in tasks:
+        t.project = project  # no query per card for the key's project
+    return tasks
+
+
+def board_data(project: Project, state: BoardState) -> Board:
+    cutoff = _cutoff()
+    counts, hidden, total = _counts(project, state, cutoff)
+    cards = _cards(project, _page_tasks(project, state, cutoff), cutoff)
+    by_stage: dict[str, list[Card]] = {s: [] for s in STAGES}
+    for card in cards:
+        by_stage[card.stage].append(card)
+    columns = [
+        Column(
+            stage=s,
+            label=stage_label(s),
+            count=counts[s],
+            cards=by_stage[s],
+            selected=s == state.selected,
+            capped=s == "done" and counts[s] > DONE_CAP,
+            archived_hidden=hidden if s == "done" else 0,
+            empty_text=_empty_text(s, state, hidden),
+        )
+        for s in PAGES[state.page - 1]
+    ]
+    tabs = [
+        Tab(
+            stage=s,
+            label=stage_label(s),
+            count=counts[s],
+            selected=s == state.selected,
+            on_page=page_of(s) == state.page,
+            params=state.params(stage=s),
+        )
+        for s in STAGES
+    ]
+    return Board(
+        project=project,
+        state=state,
+        columns=columns,
+        tabs=tabs,
+        page_labels=tuple(page_label(n) for n in range(1, len(PAGES) + 1)),
+        total=total,
+        done_cap=DONE_CAP,
+        done_window_days=settings.RELAYBAY.done_window_days,
+        require_tracker_log=settings.RELAYBAY.require_tracker_log,
+    )

@@ -1,0 +1,170 @@
+"""The project board `/p/<slug>` and the fragments its live updates refetch (§2).
+
+Reads only: every write reaches the board through the services and comes back as an
+event. Three routes, one set of partials:
+- `/p/<slug>`: the page (with the task dialog already open for `?task=<key>`);
+- `/p/<slug>/board/columns`: the columns of one board state (pager, stage tabs, search,
+  archive and the live refresh after task.created / task.stage_changed);
+- `/p/<slug>/card/<key>`: one card (live refresh after its other events).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import import_module
+from importlib.util import find_spec
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, render_to_string
+from django.urls import path
+from django.views.decorators.http import require_safe
+
+from relaybay_site.errors import NotFound
+from tasks.models import Project
+from tasks.selectors import get_project
+from tasks.selectors.board import (
+    Board,
+    BoardState,
+    board_data,
+    card_data,
+    page_of,
+    query_string,
+    task_in_project,
+)
+from tasks.templatetags.board_cards import render_card
+
+NAV_HEADERS = {"push": "HX-Push-Url", "replace": "HX-Replace-Url"}
+
+
+@cache
+def _dialog_module() -> Any | None:
+    """The task dialog's views, once its module exists (built alongside the board)."""
+    if find_spec("tasks.views.task") is None:
+        return None
+    module = import_module("tasks.views.task")
+    try:
+        get_template("tasks/partials/task_dialog.html")
+    except TemplateDoesNotExist:
+        return None
+    return module if hasattr(module, "dialog_context") else None
+
+
+@dataclass(frozen=True)
+class Link:
+    href: str  # the real page: works without scripts, in a new tab, after a reload
+    hx: str  # the column set of the same state, which also moves the address bar
+
+
+def _link(base: str, params: dict[str, str]) -> Link:
+    return Link(
+        href=base + query_string(params),
+        hx=f"{base}/board/columns" + query_string({**params, "nav": "push"}),
+    )
+
+
+def _context(board: Board) -> dict[str, Any]:
+    state = board.state
+    base = f"/p/{board.project.slug}"
+    return {
+        "board": board,
+        "project": board.project,
+        "project_slug": board.project.slug,
+        "urls": {
+            "self": base + query_string(state.params()),
+            "columns": f"{base}/board/columns",
+            "search": f"{base}/board/columns?nav=replace",
+            "submit": f"{base}/board/columns?nav=push",
+        },
+        "pages": [
+            (n, label, _link(base, state.params(page=n, stage=None)), n == state.page)
+            for n, label in enumerate(board.page_labels, 1)
+        ],
+        "state_params": list(state.params().items()),
+        "archive_link": _link(base, state.params(archived=not state.archived)),
+        "tabs": [(tab, _link(base, tab.params)) for tab in board.tabs],
+        "dialog_enabled": _dialog_module() is not None,
+    }
+
+
+def _missing(request: HttpRequest, message: str, project: Project | None = None) -> HttpResponse:
+    context = {"missing": message, "project": project}
+    if project is not None:
+        context["project_slug"] = project.slug
+    return render(request, "tasks/board.html", context, status=404)
+
+
+def _fragment(template: str, context: dict[str, Any]) -> HttpResponse:
+    """A fragment needs no page frame: rendered without the request, so the frame's context
+    processor (sidebar projects, newest event id) costs a live refresh nothing."""
+    return HttpResponse(render_to_string(template, context))
+
+
+@require_safe
+def board(request: HttpRequest, slug: str) -> HttpResponse:
+    """`/p/<slug>`: the columns of one page; `?task=<key>` opens the task dialog over it."""
+    try:
+        project = get_project(slug)
+    except NotFound:
+        return _missing(
+            request,
+            f"There is no project “{slug}”. Agents create projects with project_upsert; "
+            "All boards lists the ones that exist.",
+        )
+    state = BoardState.from_query(request.GET)
+    task = None
+    if request.GET.get("task"):
+        try:
+            task = task_in_project(project, request.GET["task"])
+        except NotFound as exc:
+            return _missing(request, str(exc), project)
+        if "page" not in request.GET and "stage" not in request.GET:
+            # A shared dialog link shows its task's column behind the dialog (its page on
+            # wide screens, its tab on phones).
+            state = BoardState(
+                stage=task.stage, page=page_of(task.stage), q=state.q, archived=state.archived
+            )
+    context = _context(board_data(project, state))
+    module = _dialog_module()
+    if task is not None and module is not None:
+        context.update(module.dialog_context(request, task))
+        context["dialog_open"] = True
+    return render(request, "tasks/board.html", context)
+
+
+@require_safe
+def columns(request: HttpRequest, slug: str) -> HttpResponse:
+    """The column set of one board state; `nav=push|replace` also moves the address bar."""
+    try:
+        project = get_project(slug)
+    except NotFound as exc:
+        return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
+    board_ = board_data(project, BoardState.from_query(request.GET))
+    context = _context(board_)
+    context["oob"] = True
+    response = _fragment("tasks/partials/board_columns_response.html", context)
+    header = NAV_HEADERS.get(request.GET.get("nav", ""))
+    if header:
+        response[header] = context["urls"]["self"]
+    return response
+
+
+@require_safe
+def card(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """One card, rendered by the same partial as the first render."""
+    try:
+        project = get_project(slug)
+        card_ = card_data(project, key)
+    except NotFound as exc:
+        return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
+    return HttpResponse(render_card(card_, _dialog_module() is not None))
+
+
+urlpatterns = [
+    path("p/<str:slug>", board, name="board"),
+    path("p/<str:slug>/board/columns", columns, name="board_columns"),
+    path("p/<str:slug>/card/<str:key>", card, name="board_card"),
+]
