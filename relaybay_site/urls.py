@@ -13,6 +13,8 @@ urlpatterns = [
     path("events", live.events_view, name="events"),
     path("api/stats", views.api_stats, name="api_stats"),
     path("static/<path:path>", static.serve_static, name="static"),
+    path("", include("relaybay_site.settings_pages")),
+    path("", include("sessions.hook_urls")),
 ]
 
 # Each domain app adds its pages when it has any (tasks first: it owns "/").

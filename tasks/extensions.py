@@ -170,7 +170,12 @@ def task_panels(task: Task) -> list[TaskPanel]:
 
 
 def register_inbox_group(order: int, fn: InboxFn) -> None:
-    """One more Inbox group (Review queue, Unlinked hook sessions, Agent replies …)."""
+    """One more Inbox group (Review queue, Unlinked hook sessions, Agent replies …).
+
+    Idempotent, so a second ready() (tests) never shows a group twice.
+    """
+    if any(existing is fn for _, existing in _inbox_groups):
+        return
     _inbox_groups.append((order, fn))
     _inbox_groups.sort(key=lambda item: item[0])
 

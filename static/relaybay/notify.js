@@ -1,0 +1,145 @@
+// relaybay: what the live events mean for the owner, on every page (loaded after app.js).
+//
+// 1. Change notices. app.js dispatches `rb-event` on <body> for every live event. The Inbox
+//    list and badge listen to `rb-inbox-changed`, the Activity feed to `rb-activity-changed`;
+//    both are dispatched here at most once per 2 s, with a trailing call so the last change
+//    of a burst is never lost (htmx's own `throttle:` modifier drops it). The Inbox kinds
+//    are §2's list, prefixes included (environment.proposal_*, review.step_* …).
+// 2. Browser notifications (§2 Browser notification). With the permission granted, a
+//    task.stage_changed to review or test shows "Waiting for your acceptance: <key> <title>"
+//    (tag = the key: one per task); a click opens the task's Review tab. The permission is
+//    requested ONLY by the button on Settings → Notifications, never on page load.
+(function () {
+  "use strict";
+
+  var body = document.body;
+  var GAP = 2000;
+
+  // --- change notices ---------------------------------------------------------------------
+  function throttled(name) {
+    var timer = null;
+    var pending = false;
+    function fire() { body.dispatchEvent(new CustomEvent(name)); }
+    function tick() {
+      if (pending) {
+        pending = false;
+        fire();
+        timer = setTimeout(tick, GAP);
+      } else {
+        timer = null;
+      }
+    }
+    return function () {
+      if (timer) { pending = true; return; }
+      fire();
+      timer = setTimeout(tick, GAP);
+    };
+  }
+
+  var INBOX_EXACT = ["session.seen", "session.status_changed", "comment.added", "comment.read"];
+  var INBOX_PREFIX = /^(task\.|review\.step_|environment\.proposal_|policy\.proposal_)/;
+  function concernsInbox(kind) {
+    return INBOX_PREFIX.test(kind) || INBOX_EXACT.indexOf(kind) >= 0 ||
+      kind === "environment.proposed" || kind === "policy.proposed";
+  }
+
+  var inboxChanged = throttled("rb-inbox-changed");
+  var activityChanged = throttled("rb-activity-changed");
+
+  body.addEventListener("rb-event", function (e) {
+    var data = e.detail || {};
+    var kind = String(data.kind || "");
+    if (concernsInbox(kind)) { inboxChanged(); }
+    activityChanged();
+    if (kind === "task.stage_changed") { notifyAcceptance(data); }
+  });
+
+  // --- browser notifications --------------------------------------------------------------
+  function supported() { return "Notification" in window; }
+  function permission() { return supported() ? window.Notification.permission : "unsupported"; }
+
+  function show(text, options, href) {
+    var note;
+    try {
+      note = new window.Notification(text, options);
+    } catch (err) {
+      return null;  // e.g. Android Chrome: page notifications need a service worker
+    }
+    if (href) {
+      note.onclick = function () {
+        window.focus();
+        window.location.assign(href);
+        if (note.close) { note.close(); }
+      };
+    }
+    return note;
+  }
+
+  function reviewHref(data) {
+    return "/p/" + encodeURIComponent(data.project || "") + "?task=" +
+      encodeURIComponent(data.key) + "&tab=review";
+  }
+
+  function notifyAcceptance(data) {
+    if (permission() !== "granted") { return; }
+    if ((data.to !== "review" && data.to !== "test") || !data.key) { return; }
+    // The live message is small (no title): ask the server, fall back to the key alone.
+    fetch("/t/" + encodeURIComponent(data.key) + "/title", {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .catch(function () { return null; })
+      .then(function (info) {
+        // A move replayed after a reconnect may be stale: the task has left that stage.
+        if (info && info.stage && info.stage !== data.to) { return; }
+        var title = info && info.title ? " " + info.title : "";
+        var href = info && info.href ? info.href : reviewHref(data);
+        show("Waiting for your acceptance: " + data.key + title, {
+          tag: data.key,
+          body: data.summary || "",
+        }, href);
+      });
+  }
+
+  // --- Settings → Notifications -----------------------------------------------------------
+  var panel = document.getElementById("notify-settings");
+  if (!panel) { return; }
+
+  function render() {
+    var state = permission();
+    panel.setAttribute("data-state", state);
+    var parts = panel.querySelectorAll("[data-when]");
+    for (var i = 0; i < parts.length; i++) {
+      parts[i].hidden = parts[i].getAttribute("data-when") !== state;
+    }
+  }
+
+  var allow = document.getElementById("notify-allow");
+  if (allow) {
+    allow.addEventListener("click", function () {
+      if (!supported()) { render(); return; }
+      allow.disabled = true;
+      var done = function () { allow.disabled = false; render(); };
+      // Older Safari takes a callback and returns nothing; newer browsers return a promise.
+      var asked = window.Notification.requestPermission(done);
+      if (asked && asked.then) { asked.then(done, done); }
+    });
+  }
+  var test = document.getElementById("notify-test");
+  if (test) {
+    test.addEventListener("click", function () {
+      show("relaybay notifications work", {
+        tag: "relaybay-test",
+        body: "Moves to review or test will show up like this.",
+      }, null);
+    });
+  }
+  // A change made in the browser's own site settings shows without a reload.
+  if (navigator.permissions && navigator.permissions.query) {
+    navigator.permissions.query({ name: "notifications" }).then(function (status) {
+      status.onchange = render;
+    }, function () { /* not queryable: the button still updates the state */ });
+  }
+  render();
+})();

@@ -1,0 +1,168 @@
+"""The Inbox ("Needs you", §2): the tasks app's groups, and every registered group together.
+
+Each group is one function registered with tasks.extensions.register_inbox_group, so later
+issues add Review queue, Unlinked hook sessions, Agent replies, Proposed by agents and
+Policy proposals as one group each without touching this module. Orders leave room for
+them in the spec's order: review queue 10, waiting on you 20, rule warnings 30, not logged
+40, unlinked hook sessions 50, agent replies 60, proposed by agents 70, policy proposals 80.
+
+Every group costs a fixed number of queries whatever its length; archived done tasks
+(closed before the done window, unless require_tracker_log keeps them) are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import OuterRef, Q, Subquery
+from django.utils import timezone
+
+from tasks import extensions
+from tasks.events import EventKind
+from tasks.extensions import InboxGroup, InboxRow
+from tasks.models import Event, Task
+from tasks.selectors.activity import age_text, task_href
+
+ORDER_WAITING_ON_YOU = 20
+ORDER_RULE_WARNINGS = 30
+ORDER_NOT_LOGGED = 40
+DETAIL_MAX = 160
+
+
+def _cut(text: str, limit: int = DETAIL_MAX) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def not_archived(prefix: str = "") -> Q:
+    """Tasks the board still shows: not done, done within the window, or (with
+    require_tracker_log) done without the tracker mark (§2 Done column and archive)."""
+    cfg = settings.RELAYBAY
+    cutoff = timezone.now() - timedelta(days=cfg.done_window_days)
+    q = ~Q(**{f"{prefix}stage": "done"}) | Q(**{f"{prefix}closed_at__gte": cutoff})
+    if cfg.require_tracker_log:
+        q |= Q(**{f"{prefix}tracker_logged": False})
+    return q
+
+
+def _task_row(task: Task, detail: str) -> InboxRow:
+    return InboxRow(
+        title=task.title,
+        href=task_href(task.project.slug, task.key),
+        detail=_cut(detail),
+        key=task.key,
+        project=task.project.name,
+    )
+
+
+def _stage(stage: str) -> str:
+    return settings.RELAYBAY.stage_labels.get(stage) or stage.capitalize()
+
+
+def waiting_on_you() -> InboxGroup:
+    """Open tasks whose waiting_on is one of owner_names (case-insensitive, trimmed)."""
+    names = {n.strip().casefold() for n in settings.RELAYBAY.owner_names if n.strip()}
+    # One query; Python compares, not SQL: SQLite's lower() only folds ASCII, owner names
+    # need not be. Only open tasks with someone to wait on are read, few columns of them.
+    candidates = (
+        Task.objects.exclude(stage="done")
+        .exclude(waiting_on="")
+        .select_related("project")
+        .only(
+            "key",
+            "title",
+            "stage",
+            "next_step",
+            "waiting_on",
+            "updated_at",
+            "project__slug",
+            "project__name",
+        )
+        .order_by("updated_at", "id")
+    )
+    tasks = [t for t in candidates if t.waiting_on.strip().casefold() in names]
+    rows = []
+    for task in tasks:
+        detail = f"In {_stage(task.stage)}"
+        if task.next_step:
+            detail += f" · next: {task.next_step}"
+        rows.append(_task_row(task, detail))
+    return InboxGroup(id="waiting-on-you", title="Waiting on you", rows=tuple(rows))
+
+
+def rule_warnings() -> InboxGroup:
+    """Tasks whose last stage move missed a working rule, until the task moves again.
+
+    One query: for each task the board still shows, its newest task.stage_changed event
+    (the (task, id) index, read backwards), kept when that event carries warnings. Per
+    shown task rather than a GROUP BY over every move ever made: archived tasks pile up,
+    the shown ones do not.
+    """
+    last_move = (
+        Event.objects.filter(task_id=OuterRef("pk"), kind=str(EventKind.TASK_STAGE_CHANGED))
+        .order_by("-id")
+        .values("id")[:1]
+    )
+    last_moves = Task.objects.filter(not_archived()).annotate(last=Subquery(last_move))
+    events = (
+        Event.objects.filter(id__in=last_moves.values("last"), payload__has_key="warnings")
+        .select_related("task", "task__project")
+        .order_by("id")
+    )
+    rows = []
+    for event in events:
+        warnings = [str(w) for w in event.payload.get("warnings") or []]
+        if not warnings:
+            continue
+        move = f"{event.payload.get('from')} → {event.payload.get('to')}"
+        more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
+        rows.append(_task_row(event.task, f"{move}: {warnings[0]}{more}"))
+    return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows))
+
+
+def not_logged() -> InboxGroup | None:
+    """Done tasks without the tracker's work-log mark; only with require_tracker_log."""
+    if not settings.RELAYBAY.require_tracker_log:
+        return None
+    tasks = (
+        Task.objects.filter(stage="done", tracker_logged=False)
+        .select_related("project")
+        .order_by("closed_at", "id")
+    )
+    now = timezone.now()
+    rows = []
+    for task in tasks:
+        issue = " ".join(p for p in (task.tracker_name, task.tracker_ref) if p) or "no issue key"
+        closed = f" · closed {age_text(task.closed_at, now)}" if task.closed_at else ""
+        rows.append(_task_row(task, issue + closed))
+    return InboxGroup(id="not-logged", title="Not logged in the tracker", rows=tuple(rows))
+
+
+_OWN_GROUPS = (
+    (ORDER_WAITING_ON_YOU, waiting_on_you),
+    (ORDER_RULE_WARNINGS, rule_warnings),
+    (ORDER_NOT_LOGGED, not_logged),
+)
+
+
+def register() -> None:
+    """Register the tasks app's own groups (called from TasksConfig.ready())."""
+    for order, fn in _OWN_GROUPS:
+        extensions.register_inbox_group(order, fn)
+
+
+# --- the page and the badge ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inbox:
+    groups: list[InboxGroup]  # the groups that have rows, in order
+    total: int  # rows of every group: the sidebar badge
+
+
+def inbox() -> Inbox:
+    register()
+    groups = [g for g in extensions.inbox_groups() if g.rows]
+    return Inbox(groups=groups, total=sum(len(g.rows) for g in groups))

@@ -1,0 +1,94 @@
+"""The Activity page (§2 Activity) and its rows fragment (live prepend and Load more).
+
+`/activity/rows?after=<id>` answers the rows newer than the page's newest one (prepended on
+`rb-activity-changed`) plus the new anchor id out of band; `/activity/rows?before=<id>`
+answers the next page (appended by "Load more") plus the next "Load more" out of band.
+A bad filter or id is a 400 with the reason, never a 500.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import path
+from django.views.decorators.http import require_safe
+
+from relaybay_site.errors import InvalidField
+from tasks.selectors.activity import (
+    LIVE_MAX,
+    ActivityFilters,
+    activity_after,
+    activity_page,
+    kind_choices,
+    parse_event_id,
+    parse_filters,
+    project_choices,
+)
+
+
+@require_safe
+def activity(request: HttpRequest) -> HttpResponse:
+    """`/activity`: the event log, newest first, 50 a page, filtered by project and kind."""
+    context = {
+        "kinds": kind_choices(),
+        "projects": project_choices(),
+        "selected_project": request.GET.get("project", ""),
+        "selected_kind": request.GET.get("kind", ""),
+    }
+    try:
+        filters = parse_filters(request.GET.get("project"), request.GET.get("kind"))
+        before = parse_event_id("before", request.GET.get("before"))
+    except InvalidField as exc:
+        context["error"] = str(exc)
+        return render(request, "tasks/activity.html", context, status=400)
+    page = activity_page(filters, before)
+    context.update(
+        page=page,
+        selected_project=filters.project_slug,
+        selected_kind=filters.kind or "",
+        filter_query=filters.query(),
+    )
+    return render(request, "tasks/activity.html", context)
+
+
+def _bad_request(exc: InvalidField) -> HttpResponse:
+    return HttpResponse(str(exc) + "\n", status=400, content_type="text/plain; charset=utf-8")
+
+
+@require_safe
+def activity_rows(request: HttpRequest) -> HttpResponse:
+    """`/activity/rows`: rows after an id (live) or before one (Load more)."""
+    try:
+        filters = parse_filters(request.GET.get("project"), request.GET.get("kind"))
+        after = parse_event_id("after", request.GET.get("after"))
+        before = parse_event_id("before", request.GET.get("before"))
+    except InvalidField as exc:
+        return _bad_request(exc)
+    if after is not None:
+        return _live_rows(filters, after)
+    page = activity_page(filters, before)
+    html = render_to_string(
+        "tasks/partials/activity_rows.html",
+        {"rows": page.rows, "page": page, "filter_query": filters.query(), "more_oob": True},
+    )
+    return HttpResponse(html)
+
+
+def _live_rows(filters: ActivityFilters, after: int) -> HttpResponse:
+    live = activity_after(filters, after)
+    html = render_to_string(
+        "tasks/partials/activity_rows.html",
+        {"rows": live.rows, "newest_id": live.newest_id, "anchor_oob": True, "fresh": True},
+    )
+    response = HttpResponse(html)
+    if len(live.rows) == LIVE_MAX:
+        # A burst larger than one answer: ask again at once for the rest.
+        response["HX-Trigger"] = "rb-activity-changed"
+    return response
+
+
+urlpatterns = [
+    path("activity", activity, name="activity"),
+    path("activity/rows", activity_rows, name="activity_rows"),
+]

@@ -1,0 +1,69 @@
+"""The Inbox page (§2 Inbox), its two live fragments, and the title lookup of notify.js.
+
+The list and the sidebar badge refetch themselves on `rb-inbox-changed`, which notify.js
+dispatches at most once per 2 s for the event kinds that can change them. Fragments render
+without the page frame's context (no sidebar queries on every refetch).
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import path
+from django.views.decorators.http import require_safe
+
+from relaybay_site.errors import NotFound
+from tasks.selectors import get_task
+from tasks.selectors.activity import task_href
+from tasks.selectors.inbox import inbox
+
+
+@require_safe
+def inbox_page(request: HttpRequest) -> HttpResponse:
+    """`/inbox`: everything that needs the owner, grouped, with a count per group."""
+    return render(request, "tasks/inbox.html", {"inbox": inbox()})
+
+
+@require_safe
+def inbox_groups(request: HttpRequest) -> HttpResponse:
+    """`/inbox/groups`: the list the page refetches."""
+    return HttpResponse(render_to_string("tasks/partials/inbox_groups.html", {"inbox": inbox()}))
+
+
+@require_safe
+def inbox_badge(request: HttpRequest) -> HttpResponse:
+    """`/inbox/badge`: the sidebar badge (the total number of rows, hidden at zero)."""
+    html = render_to_string("tasks/partials/inbox_badge.html", {"inbox_badge_total": inbox().total})
+    return HttpResponse(html)
+
+
+@require_safe
+def task_title(request: HttpRequest, key: str) -> JsonResponse:
+    """`/t/<key>/title`: what the browser notification shows and where its click leads.
+
+    The live message of task.stage_changed carries the key but not the title (§2 Live
+    updates keeps messages small), so notify.js asks here; the current stage lets it skip a
+    replayed move the task has since left.
+    """
+    try:
+        task = get_task(key)
+    except NotFound:
+        return JsonResponse({"error": f"Unknown task {key}."}, status=404)
+    return JsonResponse(
+        {
+            "key": task.key,
+            "title": task.title,
+            "stage": task.stage,
+            "project": task.project.slug,
+            "href": task_href(task.project.slug, task.key, tab="review"),
+        }
+    )
+
+
+urlpatterns = [
+    path("inbox", inbox_page, name="inbox"),
+    path("inbox/groups", inbox_groups, name="inbox_groups"),
+    path("inbox/badge", inbox_badge, name="inbox_badge"),
+    path("t/<str:key>/title", task_title, name="task_title"),
+]
