@@ -20,7 +20,6 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from tests.browser.conftest import ARTIFACTS
 from tests.browser.helpers import focused, sign_in, wait_state
 from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer
@@ -102,19 +101,6 @@ def rich_task(server: RelaybayServer, slug: str = "dialog-shop", **overrides: An
     )
     agent(server, "task_update", task=key, tracker_logged=True)
     return key
-
-
-@pytest.fixture
-def shot():
-    """Screenshots that leave the page as it was: Playwright's default caret hiding leaves
-    style="" on elements, and htmx's settling then copies that attribute under the CSP
-    (a style-src-attr violation that is the test's, not the page's)."""
-
-    def save(page: Any, name: str) -> None:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), caret="initial")
-
-    return save
 
 
 def open_board(w: Any, server: RelaybayServer, path: str) -> Any:
