@@ -5,165 +5,284 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Project',
+            name="Project",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.CharField(max_length=64, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('repo_path', models.CharField(blank=True, default='', max_length=1000)),
-                ('description', models.TextField(blank=True, default='')),
-                ('next_number', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField()),
-                ('updated_at', models.DateTimeField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.CharField(max_length=64, unique=True)),
+                ("name", models.CharField(max_length=200)),
+                ("repo_path", models.CharField(blank=True, default="", max_length=1000)),
+                ("description", models.TextField(blank=True, default="")),
+                ("next_number", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField()),
+                ("updated_at", models.DateTimeField()),
             ],
             options={
-                'ordering': ['slug'],
+                "ordering": ["slug"],
             },
         ),
         migrations.CreateModel(
-            name='ProjectRules',
+            name="ProjectRules",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('body', models.TextField()),
-                ('updated_at', models.DateTimeField()),
-                ('project', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='rules', to='tasks.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("body", models.TextField()),
+                ("updated_at", models.DateTimeField()),
+                (
+                    "project",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rules",
+                        to="tasks.project",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Task',
+            name="Task",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('key', models.CharField(max_length=80, unique=True)),
-                ('title', models.CharField(max_length=300)),
-                ('stage', models.CharField(choices=[('plan', 'plan'), ('dev', 'dev'), ('review', 'review'), ('test', 'test'), ('live', 'live'), ('done', 'done')], default='plan', max_length=10)),
-                ('stage_note', models.TextField(blank=True, default='')),
-                ('waiting_on', models.CharField(blank=True, default='', max_length=200)),
-                ('next_step', models.TextField(blank=True, default='')),
-                ('next_step_at', models.DateTimeField(blank=True, null=True)),
-                ('branch', models.CharField(blank=True, default='', max_length=300)),
-                ('document_path', models.CharField(blank=True, default='', max_length=1000)),
-                ('description', models.TextField(blank=True, default='')),
-                ('progress', models.TextField(blank=True, default='')),
-                ('priority', models.CharField(blank=True, default='', max_length=40)),
-                ('size', models.CharField(blank=True, choices=[('', '-'), ('S', 'S'), ('M', 'M'), ('L', 'L')], default='', max_length=1)),
-                ('tracker_ref', models.CharField(blank=True, default='', max_length=100)),
-                ('tracker_name', models.CharField(blank=True, default='', max_length=100)),
-                ('tracker_url', models.CharField(blank=True, default='', max_length=2000)),
-                ('tracker_logged', models.BooleanField(default=False)),
-                ('plan_status', models.CharField(default='none', max_length=10)),
-                ('plan_accepted_at', models.DateTimeField(blank=True, null=True)),
-                ('plan_accepted_by', models.CharField(blank=True, default='', max_length=200)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField()),
-                ('updated_at', models.DateTimeField()),
-                ('stage_changed_at', models.DateTimeField()),
-                ('closed_at', models.DateTimeField(blank=True, null=True)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tasks', to='tasks.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("key", models.CharField(max_length=80, unique=True)),
+                ("title", models.CharField(max_length=300)),
+                (
+                    "stage",
+                    models.CharField(
+                        choices=[
+                            ("plan", "plan"),
+                            ("dev", "dev"),
+                            ("review", "review"),
+                            ("test", "test"),
+                            ("live", "live"),
+                            ("done", "done"),
+                        ],
+                        default="plan",
+                        max_length=10,
+                    ),
+                ),
+                ("stage_note", models.TextField(blank=True, default="")),
+                ("waiting_on", models.CharField(blank=True, default="", max_length=200)),
+                ("next_step", models.TextField(blank=True, default="")),
+                ("next_step_at", models.DateTimeField(blank=True, null=True)),
+                ("branch", models.CharField(blank=True, default="", max_length=300)),
+                ("document_path", models.CharField(blank=True, default="", max_length=1000)),
+                ("description", models.TextField(blank=True, default="")),
+                ("progress", models.TextField(blank=True, default="")),
+                ("priority", models.CharField(blank=True, default="", max_length=40)),
+                (
+                    "size",
+                    models.CharField(
+                        blank=True,
+                        choices=[("", "-"), ("S", "S"), ("M", "M"), ("L", "L")],
+                        default="",
+                        max_length=1,
+                    ),
+                ),
+                ("tracker_ref", models.CharField(blank=True, default="", max_length=100)),
+                ("tracker_name", models.CharField(blank=True, default="", max_length=100)),
+                ("tracker_url", models.CharField(blank=True, default="", max_length=2000)),
+                ("tracker_logged", models.BooleanField(default=False)),
+                ("plan_status", models.CharField(default="none", max_length=10)),
+                ("plan_accepted_at", models.DateTimeField(blank=True, null=True)),
+                ("plan_accepted_by", models.CharField(blank=True, default="", max_length=200)),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField()),
+                ("updated_at", models.DateTimeField()),
+                ("stage_changed_at", models.DateTimeField()),
+                ("closed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tasks",
+                        to="tasks.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['project_id', 'number'],
+                "ordering": ["project_id", "number"],
             },
         ),
         migrations.CreateModel(
-            name='Report',
+            name="Report",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('body', models.TextField()),
-                ('summary', models.CharField(max_length=200)),
-                ('state', models.CharField(blank=True, default='', max_length=40)),
-                ('size', models.CharField(blank=True, default='', max_length=1)),
-                ('author', models.CharField(blank=True, default='', max_length=200)),
-                ('created_at', models.DateTimeField()),
-                ('task', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reports', to='tasks.task')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("body", models.TextField()),
+                ("summary", models.CharField(max_length=200)),
+                ("state", models.CharField(blank=True, default="", max_length=40)),
+                ("size", models.CharField(blank=True, default="", max_length=1)),
+                ("author", models.CharField(blank=True, default="", max_length=200)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "task",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reports",
+                        to="tasks.task",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.BigAutoField(primary_key=True, serialize=False)),
-                ('kind', models.CharField(max_length=64)),
-                ('actor', models.CharField(blank=True, default='', max_length=200)),
-                ('payload', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField()),
-                ('project', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tasks.project')),
-                ('task', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tasks.task')),
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                ("kind", models.CharField(max_length=64)),
+                ("actor", models.CharField(blank=True, default="", max_length=200)),
+                ("payload", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tasks.project",
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="tasks.task",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Decision',
+            name="Decision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('decided_by', models.CharField(blank=True, default='', max_length=200)),
-                ('created_at', models.DateTimeField()),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='decisions', to='tasks.project')),
-                ('task', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='decisions', to='tasks.task')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("text", models.TextField()),
+                ("decided_by", models.CharField(blank=True, default="", max_length=200)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decisions",
+                        to="tasks.project",
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decisions",
+                        to="tasks.task",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='TrackerEntry',
+            name="TrackerEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ref', models.CharField(max_length=100)),
-                ('name', models.CharField(blank=True, default='', max_length=100)),
-                ('url', models.CharField(blank=True, default='', max_length=2000)),
-                ('created_at', models.DateTimeField()),
-                ('logged_at', models.DateTimeField(blank=True, null=True)),
-                ('unlogged_at', models.DateTimeField(blank=True, null=True)),
-                ('task', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tracker_entries', to='tasks.task')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("ref", models.CharField(max_length=100)),
+                ("name", models.CharField(blank=True, default="", max_length=100)),
+                ("url", models.CharField(blank=True, default="", max_length=2000)),
+                ("created_at", models.DateTimeField()),
+                ("logged_at", models.DateTimeField(blank=True, null=True)),
+                ("unlogged_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "task",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tracker_entries",
+                        to="tasks.task",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.AddIndex(
-            model_name='task',
-            index=models.Index(fields=['project', 'stage'], name='task_project_stage'),
+            model_name="task",
+            index=models.Index(fields=["project", "stage"], name="task_project_stage"),
         ),
         migrations.AddIndex(
-            model_name='task',
-            index=models.Index(fields=['project', 'closed_at'], name='task_project_closed'),
+            model_name="task",
+            index=models.Index(fields=["project", "closed_at"], name="task_project_closed"),
         ),
         migrations.AddConstraint(
-            model_name='task',
-            constraint=models.UniqueConstraint(fields=('project', 'number'), name='task_number_per_project'),
+            model_name="task",
+            constraint=models.UniqueConstraint(
+                fields=("project", "number"), name="task_number_per_project"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='task',
-            constraint=models.CheckConstraint(condition=models.Q(('stage__in', ('plan', 'dev', 'review', 'test', 'live', 'done'))), name='task_stage_known'),
+            model_name="task",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("stage__in", ("plan", "dev", "review", "test", "live", "done"))
+                ),
+                name="task_stage_known",
+            ),
         ),
         migrations.AddIndex(
-            model_name='report',
-            index=models.Index(fields=['task', 'created_at'], name='report_task_time'),
+            model_name="report",
+            index=models.Index(fields=["task", "created_at"], name="report_task_time"),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(fields=['project', 'id'], name='event_project_id'),
+            model_name="event",
+            index=models.Index(fields=["project", "id"], name="event_project_id"),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(fields=['task', 'id'], name='event_task_id'),
+            model_name="event",
+            index=models.Index(fields=["task", "id"], name="event_task_id"),
         ),
         migrations.AddIndex(
-            model_name='event',
-            index=models.Index(fields=['kind', 'id'], name='event_kind_id'),
+            model_name="event",
+            index=models.Index(fields=["kind", "id"], name="event_kind_id"),
         ),
     ]
