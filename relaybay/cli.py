@@ -16,6 +16,7 @@ from relaybay import get_version
 COMMANDS = {
     "serve": "Start the server (board, /mcp, /hooks) on 127.0.0.1.",
     "token": "Print the `claude mcp add` line with the token; --rotate replaces the token.",
+    "hook": "Forward one Claude Code hook event (stdin) to the server; what setup's hooks run.",
 }
 
 
@@ -69,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     from relaybay_site.config import FLAGS_ENV, ConfigError, load_config
 
     flags, rest = split_setting_flags(args)
+    if rest[:1] == ["hook"] and not {"-h", "--help"} & set(rest):
+        return _hook(flags, rest)
     if rest in ([], ["-h"], ["--help"], ["help"]):
         print(_usage())
         return 0
@@ -80,7 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         load_config()
     except ConfigError as exc:
         return _fail(str(exc))
+    return _run(rest)
 
+
+def _run(rest: list[str]) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "relaybay_site.settings")
     from django.core.management import execute_from_command_line
 
@@ -88,4 +94,26 @@ def main(argv: list[str] | None = None) -> int:
         execute_from_command_line(["relaybay", *rest])
     except KeyboardInterrupt:
         return 130
+    return 0
+
+
+def _hook(flags: dict[str, str], rest: list[str]) -> int:
+    """`relaybay hook`: like the hook client, never in Claude Code's way (§4).
+
+    Exit code 2 from a hook is a *blocking* error for Claude Code (a refused tool call, a
+    turn that cannot end), so a bad setting, an unknown option or any failure around the
+    forwarder exits 0 silently; only the forwarder's own wake-up answer exits 2.
+    """
+    from relaybay_site.config import FLAGS_ENV, load_config
+
+    try:
+        os.environ[FLAGS_ENV] = json.dumps(flags)
+        load_config()
+        _run(rest)
+    except SystemExit as exc:
+        from relaybay_site.management.commands.hook import WakeUp
+
+        return int(exc.code or 0) if isinstance(exc, WakeUp) else 0
+    except BaseException:  # a hook must never fail the session
+        return 0
     return 0

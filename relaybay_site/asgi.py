@@ -1,4 +1,5 @@
-"""The outer ASGI app: lifespan → Host allow-list → Origin check → Bearer → MCP or Django.
+"""The outer ASGI app: lifespan → Host allow-list → Origin check → Bearer → MCP, the
+wake-up wait or Django.
 
 Daphne sends no lifespan, and the MCP SDK's session manager must run before the first
 /mcp request, so the manager is started lazily (once, behind a lock) and stopped by the
@@ -24,6 +25,7 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 from relaybay_site import live, security  # noqa: E402
 from relaybay_site.mcp import build_server, transport_security  # noqa: E402
+from sessions import wake  # noqa: E402
 
 Scope = dict[str, Any]
 
@@ -96,6 +98,9 @@ class RelaybayApp:
         if path == "/mcp":
             await self._ensure_manager()
             await self.mcp_app(scope, receive, send)
+            return
+        if path == wake.WAIT_PATH:  # held up to 25 min: raw ASGI, no thread (sessions/wake.py)
+            await wake.app(scope, receive, send)
             return
         await self.django(scope, receive, send)
 

@@ -148,6 +148,18 @@ def open_streams() -> int:
     return bus.streams
 
 
+_gauges: dict[str, Callable[[], int]] = {}
+
+
+def register_gauge(name: str, read: Callable[[], int]) -> None:
+    """Another holder of long-lived requests (the wake-up waits) adds its count to /api/stats."""
+    _gauges[name] = read
+
+
+def gauges() -> dict[str, int]:
+    return {name: read() for name, read in _gauges.items()}
+
+
 # --- shutdown ---------------------------------------------------------------------------
 
 _shutdown_hooks: list[Callable[[], None]] = []

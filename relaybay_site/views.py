@@ -40,7 +40,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 def api_stats(request: HttpRequest) -> JsonResponse:
     """Bearer only (/api): live-stream counters for tests, doctor and benchmarks."""
-    return JsonResponse({"subscribers": live.bus.count, "streams": live.open_streams()})
+    return JsonResponse(
+        {"subscribers": live.bus.count, "streams": live.open_streams(), **live.gauges()}
+    )
 
 
 def _signed_in(request: HttpRequest, target: str) -> HttpResponse:

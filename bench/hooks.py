@@ -1,0 +1,280 @@
+"""The hook endpoint under load, and the hook client's whole-process time (issue 5).
+
+1. POST /hooks/claude-code with the captured PostToolUse body from 20 concurrent sessions
+   (each exactly linked and bound to a task, so the owner-comment provider runs too), one
+   keep-alive connection per session, compared with GET /healthz from 20 clients in the
+   same conditions: first on a quiet server, then with 50 SSE clients on /events and 200
+   held wake-up requests on /hooks/claude-code/wait.
+2. `python -I -m relaybay.hook_client` for one PostToolUse event, start-up included,
+   against the live server and against a listener that never answers; `relaybay hook`
+   (the CLI path, Django start-up included) for comparison.
+
+Targets (ARCHITECTURE.md §10): hook p99 ≤ 2× the floor under that load; the hook client
+≤ 120 ms when the server answers, ≤ 400 ms when it hangs. Prints figures, asserts nothing.
+Run: .venv/bin/python bench/hooks.py   (~1 min)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import SseSubscribers, get_json, ms, percentile, private_server, table
+
+from tests.support.mcp_client import mcp_client, text_of
+from tests.support.server import RelaybayServer
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared/fixtures/claude-code-2.1.332/hooks"
+SLUG = "hookbench"
+SESSIONS = 20
+REQUESTS = 150  # per session
+WARMUP = 10
+SSE_CLIENTS = 50
+WAITS = 200
+CLIENT_RUNS = 30
+HANGING_RUNS = 10
+CLI_RUNS = 5
+
+
+def fixture(name: str) -> dict:
+    return json.loads((FIXTURES / f"{name}.json").read_text())
+
+
+# --- set-up through the real MCP client and the hook endpoint ----------------------------------
+
+
+async def link_sessions(server: RelaybayServer, names: list[str], bind: bool) -> list[str]:
+    """A Claude Code id linked exactly to each named session (hook_session on a write);
+    with bind, each session also gets a task of its own bound to it."""
+    cc_ids = [str(uuid.uuid4()) for _ in names]
+    async with mcp_client(server.base_url, server.token) as client:
+
+        async def ok(tool: str, **args: object) -> str:
+            result = await client.call_tool(tool, args)
+            if result.is_error:
+                raise RuntimeError(f"{tool}: {text_of(result)}")
+            return text_of(result)
+
+        await ok("project_upsert", slug=SLUG, name="Hook bench")
+        for name, cc_id in zip(names, cc_ids, strict=True):
+            if bind:
+                key = (await ok("task_create", project=SLUG, title=f"Work of {name}")).split()[1]
+                await ok("task_bind_session", task=key, session=name)
+            await ok("project_upsert", slug=SLUG, session=name, hook_session=cc_id)
+    return cc_ids
+
+
+def post(conn: http.client.HTTPConnection, path: str, token: str, body: bytes) -> int:
+    conn.request(
+        "POST",
+        path,
+        body=body,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    response = conn.getresponse()
+    response.read()
+    return response.status
+
+
+# --- concurrent clients ----------------------------------------------------------------------
+
+
+def run_clients(server: RelaybayServer, requests: list[tuple[str, str, bytes]]) -> list[float]:
+    """One thread and keep-alive connection per (method, path, body); REQUESTS each after
+    WARMUP, all started together. Latencies of every request measured."""
+    results: list[list[float]] = [[] for _ in requests]
+    start = threading.Event()
+
+    def work(i: int) -> None:
+        method, path, body = requests[i]
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
+        for n in range(WARMUP + REQUESTS):
+            if n == WARMUP:
+                start.wait()
+            began = time.perf_counter()
+            conn.request(method, path, body=body if method == "POST" else None, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            took = time.perf_counter() - began
+            if response.status not in (200, 204):
+                raise RuntimeError(f"{method} {path} answered {response.status}")
+            if n >= WARMUP:
+                results[i].append(took)
+        conn.close()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(requests))]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    start.set()
+    for t in threads:
+        t.join()
+    return [x for r in results for x in r]
+
+
+def measure(server: RelaybayServer, hook_ids: list[str], label: str) -> list[tuple[str, ...]]:
+    floor = run_clients(server, [("GET", "/healthz", b"")] * SESSIONS)
+    body = fixture("PostToolUse.Bash")
+    hooks = run_clients(
+        server,
+        [
+            ("POST", "/hooks/claude-code", json.dumps({**body, "session_id": cc_id}).encode())
+            for cc_id in hook_ids
+        ],
+    )
+    f50, f99 = statistics.median(floor), percentile(floor, 99)
+    h50, h99 = statistics.median(hooks), percentile(hooks, 99)
+    return [
+        (label, "GET /healthz (floor)", str(len(floor)), ms(f50), ms(f99), "", ""),
+        (
+            label,
+            "POST PostToolUse",
+            str(len(hooks)),
+            ms(h50),
+            ms(h99),
+            f"{h50 / f50:5.2f}x",
+            f"{h99 / f99:5.2f}x",
+        ),
+    ]
+
+
+# --- held waits ------------------------------------------------------------------------------
+
+
+def open_waits(server: RelaybayServer, cc_ids: list[str]) -> list[socket.socket]:
+    socks = []
+    for cc_id in cc_ids:
+        body = json.dumps({**fixture("Stop.first"), "session_id": cc_id})
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        sock.sendall(
+            f"POST /hooks/claude-code/wait HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
+        )
+        socks.append(sock)
+    deadline = time.monotonic() + 20
+    while get_json(server, "/api/stats").get("waits", 0) < len(cc_ids):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"only {get_json(server, '/api/stats')} waits are held")
+        time.sleep(0.05)
+    time.sleep(1.5)  # past each wait's one settle re-check: measure the steady state
+    return socks
+
+
+def thread_count(server: RelaybayServer) -> int | None:
+    try:
+        return len(list(Path(f"/proc/{server.proc.pid}/task").iterdir()))  # type: ignore[union-attr]
+    except OSError:
+        return None
+
+
+# --- the hook client as a process --------------------------------------------------------------
+
+
+def time_processes(argv: list[str], body: bytes, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run(argv, input=body, capture_output=True, check=False, cwd="/")
+        times.append(time.perf_counter() - began)
+    return times
+
+
+def client_rows(server: RelaybayServer, cc_id: str) -> list[tuple[str, ...]]:
+    body = json.dumps({**fixture("PostToolUse.Bash"), "session_id": cc_id}).encode()
+    token_file = Path(tempfile.mkdtemp(prefix="relaybay-bench-")) / "token"
+    token_file.write_text(server.token)
+    client = [sys.executable, "-I", "-m", "relaybay.hook_client", "--token-file", str(token_file)]
+    rows = []
+
+    def row(label: str, times: list[float]) -> tuple[str, ...]:
+        return (
+            label,
+            str(len(times)),
+            ms(min(times)),
+            ms(statistics.median(times)),
+            ms(percentile(times, 95)),
+            ms(max(times)),
+        )
+
+    bare = time_processes([sys.executable, "-I", "-c", "pass"], b"", CLIENT_RUNS)
+    rows.append(row("python -I -c pass (interpreter floor)", bare))
+    live = time_processes(
+        [*client, "--url", f"{server.base_url}/hooks/claude-code"], body, CLIENT_RUNS
+    )
+    rows.append(row("hook_client, live server", live))
+    with socket.create_server(("127.0.0.1", 0)) as hanging:
+        hanging.listen(64)  # accepted by the kernel, never answered
+        url = f"http://127.0.0.1:{hanging.getsockname()[1]}/hooks/claude-code"
+        rows.append(
+            row("hook_client, hanging server", time_processes([*client, "--url", url], body, 10))
+        )
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}/hooks/claude-code"
+    rows.append(
+        row("hook_client, nothing listening", time_processes([*client, "--url", closed], body, 10))
+    )
+    cli = [sys.executable, "-m", "relaybay", "hook", "--home", str(server.home)]
+    cli += ["--port", str(server.port)]
+    rows.append(row("relaybay hook (CLI), live server", time_processes(cli, body, CLI_RUNS)))
+    return rows
+
+
+# --- main ---------------------------------------------------------------------------------
+
+
+def main() -> None:
+    with private_server() as server:
+        hook_ids = asyncio.run(
+            link_sessions(server, [f"bench-agent-{n}" for n in range(SESSIONS)], bind=True)
+        )
+        for cc_id in hook_ids:  # each session has seen a SessionStart and is working
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            start = {**fixture("SessionStart.startup.print"), "session_id": cc_id}
+            post(conn, "/hooks/claude-code", server.token, json.dumps(start).encode())
+            conn.close()
+        wait_ids = asyncio.run(
+            link_sessions(server, [f"bench-waiter-{n}" for n in range(WAITS)], bind=False)
+        )
+        threads_quiet = thread_count(server)
+        rows = measure(server, hook_ids, "quiet")
+        with SseSubscribers(server, SSE_CLIENTS):
+            socks = open_waits(server, wait_ids)
+            stats = get_json(server, "/api/stats")
+            threads_loaded = thread_count(server)
+            rows += measure(server, hook_ids, f"{SSE_CLIENTS} SSE + {WAITS} waits")
+            for sock in socks:
+                sock.close()
+        table(
+            f"Hook endpoint, {SESSIONS} concurrent sessions x {REQUESTS} PostToolUse (ms); "
+            "ratios against the floor of the same phase (target p99 ≤ 2x)",
+            ("phase", "request", "n", "p50", "p99", "p50/floor", "p99/floor"),
+            rows,
+        )
+        print(
+            f"\nserver threads: {threads_quiet} quiet, {threads_loaded} with the load open "
+            f"(/api/stats then: {stats})"
+        )
+        table(
+            "Hook client, whole process per event (ms); targets: ≤ 120 live, ≤ 400 hanging",
+            ("run", "n", "min", "p50", "p95", "max"),
+            client_rows(server, hook_ids[0]),
+        )
+
+
+if __name__ == "__main__":
+    main()
