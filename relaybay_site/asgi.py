@@ -25,7 +25,7 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 from relaybay_site import live, security  # noqa: E402
 from relaybay_site.mcp import build_server, transport_security  # noqa: E402
-from sessions import wake  # noqa: E402
+from sessions import hooks, wake  # noqa: E402
 
 Scope = dict[str, Any]
 
@@ -101,6 +101,9 @@ class RelaybayApp:
             return
         if path == wake.WAIT_PATH:  # held up to 25 min: raw ASGI, no thread (sessions/wake.py)
             await wake.app(scope, receive, send)
+            return
+        if path == hooks.HOOK_PATH:  # raw ASGI on the shared sync thread (sessions/asgi_io.py)
+            await hooks.app(scope, receive, send)
             return
         await self.django(scope, receive, send)
 

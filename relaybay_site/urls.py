@@ -14,7 +14,6 @@ urlpatterns = [
     path("api/stats", views.api_stats, name="api_stats"),
     path("static/<path:path>", static.serve_static, name="static"),
     path("", include("relaybay_site.settings_pages")),
-    path("", include("sessions.hook_urls")),
 ]
 
 # Each domain app adds its pages when it has any (tasks first: it owns "/").

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import math
 import weakref
@@ -51,6 +50,16 @@ from asgiref.sync import sync_to_async
 
 from relaybay_site import live
 from sessions import selectors
+from sessions.asgi_io import (
+    Receive,
+    Scope,
+    Send,
+    answer,
+    answer_json,
+    parse_object,
+    read_body,
+    refuse,
+)
 from sessions.comment_delivery import take_wake_lines
 from sessions.models import ENDED, IDLE
 
@@ -60,7 +69,6 @@ WAIT_PATH = "/hooks/claude-code/wait"
 WAIT_SECONDS = 25 * 60  # §4: held up to 25 minutes (the hook's own timeout is 30)
 WAIT_SECONDS_FIELD = "relaybay_wait_seconds"
 SETTLE_SECONDS = 1.0
-BODY_MAX = 256 * 1024  # §9.8, as on /hooks/claude-code
 CC_ID_MAX = 100
 WAKE_KINDS = frozenset(
     {"comment.added", "session.status_changed", "task.session_bound", "task.session_unbound"}
@@ -284,57 +292,12 @@ live.register_gauge("waits", open_waits)
 
 # --- the ASGI endpoint -------------------------------------------------------------------
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-
 
 def wait_seconds(event: dict[str, Any]) -> float:
     raw = event.get(WAIT_SECONDS_FIELD)
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
         return float(WAIT_SECONDS)
     return float(min(max(raw, 0.0), WAIT_SECONDS))
-
-
-TOO_BIG = object()
-
-
-async def _read_body(receive: Receive) -> bytes | object | None:
-    """The request body; TOO_BIG past BODY_MAX (read to the end and dropped); None when the
-    client left before sending it all."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size <= BODY_MAX:
-            chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks) if size <= BODY_MAX else TOO_BIG
-
-
-async def _answer(send: Send, status: int, body: bytes = b"", ctype: str = "") -> None:
-    headers = [(b"content-length", str(len(body)).encode())]
-    if ctype:
-        headers.append((b"content-type", ctype.encode()))
-    if status == 405:
-        headers.append((b"allow", b"POST"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-def _parse(body: bytes) -> tuple[dict[str, Any] | None, str]:
-    try:
-        event = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None, "Refused: the body is not JSON. Send the Stop hook input JSON as it is."
-    if not isinstance(event, dict):
-        return None, "Refused: the body must be a JSON object (the Stop hook input)."
-    return event, ""
 
 
 async def _until_disconnect(receive: Receive) -> None:
@@ -345,21 +308,21 @@ async def _until_disconnect(receive: Receive) -> None:
 async def app(scope: Scope, receive: Receive, send: Send) -> None:
     """The ASGI endpoint of WAIT_PATH (Host, Origin and Bearer already checked)."""
     if scope.get("method") != "POST":
-        await _answer(send, 405, b"POST the Stop hook input.\n", "text/plain; charset=utf-8")
+        await refuse(send, 405, "POST the Stop hook input.")
         return
-    body = await _read_body(receive)
+    body = await read_body(receive)
     if body is None:
         return
     if not isinstance(body, bytes):  # over 256 KB: dropped, as on /hooks/claude-code
-        await _answer(send, 204)
+        await answer(send, 204)
         return
-    event, problem = _parse(body)
+    event, problem = parse_object(body, "Stop hook input")
     if event is None:
-        await _answer(send, 400, (problem + "\n").encode(), "text/plain; charset=utf-8")
+        await refuse(send, 400, problem)
         return
     cc_id = event.get("session_id")
     if not isinstance(cc_id, str) or not cc_id.strip() or len(cc_id) > CC_ID_MAX:
-        await _answer(send, 204)
+        await answer(send, 204)
         return
     held = asyncio.ensure_future(room().hold(cc_id, wait_seconds(event)))
     gone = asyncio.ensure_future(_until_disconnect(receive))
@@ -372,13 +335,12 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         # Daphne cancels every application instance when it stops, before the shutdown
         # closer has run: the hook still gets its 204 instead of a dropped connection.
         with contextlib.suppress(Exception):
-            await _answer(send, 204)
+            await answer(send, 204)
         raise
     finally:
         for task in (held, gone):
             task.cancel()
     if lines:
-        answer = json.dumps({"wake": lines}, ensure_ascii=False).encode()
-        await _answer(send, 200, answer, "application/json")
+        await answer_json(send, {"wake": lines})
     else:
-        await _answer(send, 204)
+        await answer(send, 204)
