@@ -9,6 +9,7 @@ from tasks import views
 
 urlpatterns = [
     path("", views.projects, name="projects"),
+    path("projects/list", views.projects_list, name="projects_list"),
 ]
 
 for _module in ("board", "task", "inbox", "activity", "comments"):
