@@ -121,6 +121,30 @@ def _task_updated(p: dict[str, Any]) -> str:
     return "; ".join(parts) or "changed"
 
 
+def _plan_set(p: dict[str, Any]) -> str:
+    if not p.get("steps"):
+        text = "plan removed"
+    else:
+        text = f"plan set: {p.get('steps')} step(s), {p.get('status', '')}"
+        if p.get("previous_status") == "accepted" and p.get("status") == "draft":
+            text += " again (titles changed)"
+    reason = p.get("reason")
+    # The default reasons only repeat what the head says.
+    plain = reason in (None, "", "plan written", "plan changed", "plan removed")
+    return text if plain else f"{text} — {reason}"
+
+
+def _plan_step_updated(p: dict[str, Any]) -> str:
+    status, previous = p.get("status", ""), p.get("previous", "")
+    move = f"{previous} → {status}" if previous and previous != status else status
+    text = f"plan step {p.get('position')} '{p.get('title', '')}': {move}"
+    if status == "done" and p.get("conformance"):
+        text += f" ({p['conformance']})"
+    if p.get("outcome"):
+        text += f": {p['outcome']}"
+    return text
+
+
 def _comment_added(p: dict[str, Any]) -> str:
     # The excerpt is agent or owner text: the Activity template escapes it like any other.
     if p.get("author_kind") == "agent":
@@ -174,6 +198,9 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
         + (f" ({p['via']})" if p.get("via") else "")
     ),
     "comment.read": _comment_read,
+    "plan.set": _plan_set,
+    "plan.step_updated": _plan_step_updated,
+    "plan.accepted": lambda p: f"plan accepted by {p.get('by', '')}",
 }
 
 

@@ -1,0 +1,75 @@
+"""What plans plugs into the seams of tasks.extensions (registered in PlansConfig.ready)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from plans import render_md, selectors
+from tasks.extensions import (
+    CardExtra,
+    register_card_extras,
+    register_move_facts,
+    register_task_line_suffix,
+    register_task_section,
+)
+from tasks.models import Task
+from tasks.render_md import one_line
+
+
+def task_section(task: Task) -> str:
+    """task_get's "## Plan": state, "2 of 5 done · 1 deviation", steps with checkpoints."""
+    steps = selectors.plan_steps(task)
+    if not steps:
+        return ""
+    return render_md.plan_md(task, steps, selectors.summarize(task, steps), full=False)
+
+
+def line_suffixes(tasks: list[Task]) -> dict[int, str]:
+    """ " · plan 2/5 (draft)" on project_snapshot / task_list lines, one query per list."""
+    result = {}
+    for task_id, s in selectors.plan_summaries(tasks).items():
+        draft = " (draft)" if s.status == "draft" else ""
+        result[task_id] = f"plan {s.done}/{s.total}{draft}"
+    return result
+
+
+def badge_text(s: selectors.PlanSummary) -> str:
+    """The card badge: "Plan 2/5 · draft · deviations · now: <step>" (§2)."""
+    parts = [f"Plan {s.done}/{s.total}"]
+    if s.status == "draft":
+        parts.append("draft")
+    if s.deviations:
+        parts.append("deviations")
+    if s.now:
+        parts.append(f"now: {one_line(s.now, 40)}")
+    return " · ".join(parts)
+
+
+def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
+    """Batched per board render: one query whatever the number of cards."""
+    keys = {t.id: t.key for t in tasks}
+    extras = {}
+    for task_id, (slug, s) in selectors.card_summaries(tasks).items():
+        key = keys[task_id]
+        css = "plan-badge" + (" plan-draft" if s.status == "draft" else "")
+        if s.deviations:
+            css += " plan-deviation"
+        href = f"/p/{slug}?{urlencode({'task': key})}&tab=plan"
+        extras[task_id] = CardExtra(badges=((badge_text(s), css, href),))
+    return extras
+
+
+_registered = False
+
+
+def register() -> None:
+    """Plug into tasks once, even if ready() runs again (the seams are plain lists)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    register_task_section(20, task_section)
+    register_task_line_suffix(20, line_suffixes)
+    # §6: "no plan and no todo" — plan steps count as written-down work.
+    register_move_facts(lambda task: {"has_plan_steps": selectors.has_plan_steps(task)})
+    register_card_extras(card_extras)

@@ -1,0 +1,265 @@
+"""MCP adapters of the plan (§3 Plan group): plan_get, plan_set, plan_step_update, plan_accept.
+
+Same shape as tasks.mcp_tools: each tool is `async def` and makes exactly one `call_service`
+hop (resolve the caller, run the service, render); answers are short markdown.
+"""
+
+import inspect
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, BeforeValidator, Field
+
+from plans import render_md, selectors, services
+from relaybay_site.mcp import call_service
+from tasks.extensions import resolve_caller
+from tasks.mcp_tools import READ, WRITE, HookSession, Session, SessionTitle, TaskKey
+from tasks.selectors import get_task
+
+
+class StepInput(BaseModel):
+    title: Annotated[str, Field(description="What the step does, one short line.")]
+    details: Annotated[
+        str | None,
+        Field(
+            description="What and why (markdown, at most 2000 characters). Left out: a step "
+            'whose title stays keeps its details; "-" clears them.'
+        ),
+    ] = None
+
+
+def _steps(value: Any) -> Any:
+    """Steps as a model may send them: a list, or that list as a JSON string."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                return json.loads(text)
+            except ValueError:
+                return value
+        return [] if text in ("", "-") else [line for line in text.splitlines() if line.strip()]
+    return value
+
+
+def _position(value: Any) -> Any:
+    return value.strip().lstrip("#") if isinstance(value, str) else value
+
+
+Steps = Annotated[
+    list[StepInput | str],
+    BeforeValidator(_steps),
+    Field(
+        description='The whole plan in order: titles ["Write the model", …] or objects '
+        '[{"title": "Write the model", "details": "why …"}]. [] removes the plan.'
+    ),
+]
+StepNumber = Annotated[
+    int,
+    BeforeValidator(_position),
+    Field(description="The step's number as plan_get shows it (1, 2, …)."),
+]
+
+
+def _opt(description: str) -> Any:
+    return Annotated[str | None, Field(description=description)]
+
+
+# --- the sync halves ------------------------------------------------------------------------
+
+
+def _caller(who: tuple[str, str, str], key: str) -> Any:
+    session, session_title, hook_session = who
+    return resolve_caller(
+        session=session or None,
+        session_title=session_title or None,
+        hook_session=hook_session or None,
+        task_key=key,
+    )
+
+
+def _plan_text(key: str) -> str:
+    task = get_task(key)
+    steps = selectors.plan_steps(task)
+    summary = selectors.summarize(task, steps)
+    return render_md.plan_get_md(task, steps, summary, selectors.revision_count(task))
+
+
+def _get(task: str) -> str:
+    return _plan_text(task)
+
+
+def _set(task: str, steps: list[Any], reason: str | None, who: tuple[str, str, str]) -> str:
+    get_task(task)  # an unknown key fails before the caller is resolved
+    caller = _caller(who, task)
+    raw = [s.model_dump() if isinstance(s, StepInput) else s for s in steps]
+    outcome = services.plan_set(key=task, steps=raw, actor=caller.name, reason=reason)
+    t = outcome.obj
+    if not outcome.changed:
+        return render_md.with_notes(outcome.notes[0], [*outcome.notes[1:], *caller.notes])
+    if t.plan_status == "none":
+        head = f"Removed the plan of {t.key}; plan status none."
+        return render_md.with_notes(head, [*outcome.notes, *caller.notes])
+    head = f"Plan of {t.key} written: plan status {t.plan_status}."
+    return "\n".join(
+        [render_md.with_notes(head, [*outcome.notes, *caller.notes]), "", _plan_text(task)]
+    )
+
+
+def _update(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
+    get_task(task)
+    caller = _caller(who, task)
+    outcome = services.plan_step_update(key=task, actor=caller.name, **values)
+    step = outcome.obj
+    if not outcome.changed:
+        return render_md.with_notes(outcome.notes[0], caller.notes)
+    head = f"Step {step.position} of {task} '{step.title}' is {step.status}."
+    lines = render_md.step_line(step)[1:]
+    return render_md.with_notes(head, [*lines, *caller.notes])
+
+
+def _accept(task: str, who: tuple[str, str, str]) -> str:
+    get_task(task)
+    caller = _caller(who, task)
+    outcome = services.plan_accept(key=task, actor=caller.name, session_id=caller.session_id)
+    if not outcome.changed:
+        return render_md.with_notes(outcome.notes[0], caller.notes)
+    t = outcome.obj
+    head = f"Accepted the plan of {t.key} as {caller.name} (version {t.version})."
+    return render_md.with_notes(head, caller.notes)
+
+
+# --- tools ---------------------------------------------------------------------------------
+
+
+async def plan_get(task: TaskKey) -> str:
+    """Read a task's plan: its status, every step with its status, checkpoint and details.
+
+    The plan is the ordered list of steps the agent committed to (plan_set). Done steps show
+    their checkpoint (conformance, outcome, link, when); "← now" marks the step in progress.
+
+    Returns:
+        "# Plan of <key> <title>", then "## Plan — <status> · 2 of 5 done · 1 deviation"
+        and one numbered line per step "[status] title", with "Checkpoint: …" under done
+        steps and details indented; "No plan yet …" when there is none; the revision count.
+    Errors:
+        - Unknown task: call task_list to see the keys.
+    """
+    return await call_service(_get, task)
+
+
+async def plan_set(
+    task: TaskKey,
+    steps: Steps,
+    reason: _opt("Why the plan is written or changed, one line (kept in its history).") = None,
+    session: Session = "",
+    session_title: SessionTitle = "",
+    hook_session: HookSession = "",
+) -> str:
+    """Write the whole plan of a task: 2-5 steps before you code (from PLAN.md or your own).
+
+    It replaces the list. Step N keeps its status and checkpoint while its title stays the
+    same; a renamed step is pending again (its checkpoint cleared); steps past the new end
+    are removed; [] removes the plan. A new plan is a draft: the owner accepts it on the
+    board, the coordinator with plan_accept. Changing the titles or their order turns an
+    accepted plan back to draft (the answer says so); details edits do not. A write that
+    changes nothing is not kept.
+
+    Returns:
+        "Plan of <key> written: plan status draft." (plus a note when an accepted plan is a
+        draft again) and the plan; "Removed the plan of <key>; plan status none." for [];
+        "Nothing changed: …" when the plan already reads so.
+    Errors:
+        - Unknown task; a step without a title; details over 2000 characters; more than
+          30 steps.
+    """
+    who = (session, session_title, hook_session)
+    return await call_service(_set, task, list(steps), reason, who)
+
+
+async def plan_step_update(
+    task: TaskKey,
+    step: StepNumber,
+    status: _opt("pending, in_progress, done or blocked.") = None,
+    outcome: _opt(
+        'One line: what came of a done step, or why a step is blocked. "-" clears it.'
+    ) = None,
+    link: _opt(
+        "A report of this task (12, #12 or report:12) or an http(s) URL such as a pull "
+        'request. "-" clears it.'
+    ) = None,
+    conformance: _opt(
+        'Required for done: "as planned" or "deviation: <why>" — say honestly where the '
+        "work left the plan."
+    ) = None,
+    details: _opt('The step\'s "what and why" (markdown, at most 2000). "-" clears it.') = None,
+    session: Session = "",
+    session_title: SessionTitle = "",
+    hook_session: HookSession = "",
+) -> str:
+    """Move one plan step: mark it in_progress when you start it, done when it is finished.
+
+    done needs conformance "as planned" or "deviation: <why>"; it records the checkpoint
+    (done time, optional one-line outcome and link). Leaving done clears the checkpoint;
+    marking a done step done again keeps its done time. An outcome may say why a step is
+    blocked. Step updates never change whether the plan is accepted.
+
+    Returns:
+        "Step <n> of <key> '<title>' is <status>." and the checkpoint line of a done step;
+        "Nothing changed: …" when the step already says so.
+    Errors:
+        - Unknown task or step number; done without conformance; an outcome of more than one
+          line; a link that is neither a report of this task nor an http(s) URL.
+    """
+    values = {
+        "step": step,
+        "status": status,
+        "outcome": outcome,
+        "link": link,
+        "conformance": conformance,
+        "details": details,
+    }
+    who = (session, session_title, hook_session)
+    return await call_service(_update, task, values, who)
+
+
+async def plan_accept(
+    task: TaskKey,
+    session: Session = "",
+    session_title: SessionTitle = "",
+    hook_session: HookSession = "",
+) -> str:
+    """Accept a task's plan as the coordinator (the owner accepts on the board).
+
+    Refused for the session bound to the task: the agent doing the work does not accept its
+    own plan. An accepted plan lets the task move to dev under the working rules (§6).
+
+    Returns:
+        "Accepted the plan of <key> as <caller> (version <n>)." or "Nothing changed: the
+        plan of <key> is already accepted by …".
+    Errors:
+        - Unknown task; the task has no plan; you are the session bound to the task.
+    """
+    who = (session, session_title, hook_session)
+    return await call_service(_accept, task, who)
+
+
+_TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+    (plan_get, READ),
+    (plan_set, WRITE),
+    (plan_step_update, WRITE),
+    (plan_accept, WRITE),
+]
+
+
+def register(server: MCPServer) -> None:
+    """Add the plan tools to the MCP server (relaybay_site.mcp.build_server)."""
+    for fn, hints in _TOOLS:
+        server.add_tool(
+            fn,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=hints,
+            structured_output=False,
+        )
