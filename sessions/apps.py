@@ -24,3 +24,8 @@ class AgentSessionsConfig(AppConfig):
         from sessions import comment_delivery
 
         comment_delivery.register()
+
+        # The Inbox group of hook sessions the linking could not place.
+        from sessions import inbox
+
+        inbox.register()

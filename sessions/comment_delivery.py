@@ -214,4 +214,3 @@ def register() -> None:
     hook_answer.register_context_provider(ORDER, frozenset({"SessionStart"}), session_start_context)
     hook_answer.register_stop_handler(stop_request)
     comment_selectors.register_recipient_lookup(recipients)
-    comment_selectors.register()

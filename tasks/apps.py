@@ -7,6 +7,8 @@ class TasksConfig(AppConfig):
 
     def ready(self) -> None:
         # The Inbox groups of the tasks app itself; other apps register theirs the same way.
-        from tasks.selectors import inbox
+        import tasks.services  # noqa: F401 - first: the comment selectors and services import each other
+        from tasks.selectors import comments, inbox
 
         inbox.register()
+        comments.register()

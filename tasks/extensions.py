@@ -161,6 +161,9 @@ def card_extras(tasks: list[Task]) -> dict[int, list[CardExtra]]:
 
 
 def register_task_panels(order: int, fn: PanelsFn) -> None:
+    """Panels of the task dialog and page; idempotent like the other board seams."""
+    if any(existing is fn for _, existing in _panels):
+        return
     _panels.append((order, fn))
     _panels.sort(key=lambda item: item[0])
 

@@ -302,12 +302,6 @@ def comments_panels(task: Task) -> list[extensions.TaskPanel]:
 
 
 def register() -> None:
-    """The comments panel and the Inbox group "Agent replies", once (idempotent: called at
-    import and from sessions' ready(), which also registers the recipient lookup)."""
-    if not any(fn is agent_replies for _, fn in extensions._inbox_groups):
-        extensions.register_inbox_group(ORDER_AGENT_REPLIES, agent_replies)
-    if not any(fn is comments_panels for _, fn in extensions._panels):
-        extensions.register_task_panels(ORDER_PANEL, comments_panels)
-
-
-register()
+    """The comments panel and the Inbox group "Agent replies" (from TasksConfig.ready())."""
+    extensions.register_inbox_group(ORDER_AGENT_REPLIES, agent_replies)
+    extensions.register_task_panels(ORDER_PANEL, comments_panels)
