@@ -16,6 +16,7 @@ from relaybay import get_version
 COMMANDS = {
     "serve": "Start the server (board, /mcp, /hooks) on 127.0.0.1.",
     "token": "Print the `claude mcp add` line with the token; --rotate replaces the token.",
+    "setup": "Show or write relaybay's hooks in Claude Code's settings (dry run by default).",
     "hook": "Forward one Claude Code hook event (stdin) to the server; what setup's hooks run.",
 }
 

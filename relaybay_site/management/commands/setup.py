@@ -1,0 +1,181 @@
+"""`relaybay setup`: connect Claude Code on this machine (§5 #spec-setup).
+
+Dry run by default: detection, the exact diff of ~/.claude/settings.json and its plan
+hash. `--apply` / `--remove` back the file up and write only relaybay's hook entries.
+MCP registration is never written (~/.claude.json belongs to Claude Code): it is only
+reported, or the `claude mcp add` line is printed. Refusals exit 2 and write nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from relaybay_site.management.commands._flags import add_setting_flags
+from relaybay_site.management.commands.token import mcp_add_command
+from relaybay_site.setup import detect
+from relaybay_site.setup.document import SettingsError
+from relaybay_site.setup.entries import Target
+from relaybay_site.setup.plan import Plan, PlanChanged, make_plan, write_plan
+
+
+class Refused(SystemExit):
+    """Exit code 2 after the reason went to stderr."""
+
+
+class Command(BaseCommand):
+    help = (
+        "Show (dry run) or write relaybay's hook entries in Claude Code's user settings "
+        "(~/.claude/settings.json), with a backup."
+    )
+    requires_system_checks: ClassVar[list[str]] = []
+
+    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+        action = parser.add_mutually_exclusive_group()
+        action.add_argument("--apply", action="store_true", help="Write the hook entries.")
+        action.add_argument("--remove", action="store_true", help="Remove only relaybay's.")
+        parser.add_argument("--dry-run", action="store_true", help="Show the plan; write nothing.")
+        parser.add_argument("--expect", metavar="HASH", help="Write only if the plan hash is this.")
+        parser.add_argument(
+            "--mode", choices=("command", "http"), default="command", help="Hook type to write."
+        )
+        wake = parser.add_mutually_exclusive_group()
+        wake.add_argument(
+            "--wake", action="store_true", help="Add the wake-up hook to Stop (command mode)."
+        )
+        wake.add_argument("--no-wake", action="store_true", help="Remove the wake-up hook.")
+        parser.add_argument(
+            "--force-wake",
+            action="store_true",
+            help="Allow --wake on a Claude Code older than 2.1.309 or of unknown version.",
+        )
+        parser.add_argument(
+            "--claude-home",
+            metavar="FOLDER",
+            help="Folder holding .claude/settings.json and .claude.json (default: your home).",
+        )
+        add_setting_flags(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        cfg = settings.RELAYBAY
+        claude_home = Path(options["claude_home"] or Path.home()).expanduser()
+        settings_path = claude_home / ".claude" / "settings.json"
+        target = Target(
+            base_url=cfg.base_url,
+            token_file=str(cfg.home_path / "token"),
+            python=sys.executable,
+            host=cfg.host,
+            windows=os.name == "nt",
+        )
+        claude = detect.detect_claude()
+        self._check_options(options, claude, target)
+        self._print_detection(claude, settings_path)
+        wake = True if options["wake"] else (False if options["no_wake"] else None)
+        action = "remove" if options["remove"] else "apply"
+        try:
+            plan = make_plan(settings_path, target, action=action, mode=options["mode"], wake=wake)
+        except SettingsError as exc:
+            self._refuse(str(exc))
+        except OSError as exc:
+            self._refuse(f"Cannot read {settings_path}: {exc}")
+        self._print_plan(plan)
+        if action == "apply" and options["mode"] == "http" and not claude.http_hooks:
+            self.stdout.write(
+                f"Note: Claude Code {detect.show_version(claude.version)} may not run http "
+                "hooks (they need 2.1.63 or newer); --mode command works with every version."
+            )
+        writing = (options["apply"] or options["remove"]) and not options["dry_run"]
+        if writing:
+            self._write(plan, options["expect"])
+        else:
+            self.stdout.write(
+                f"Dry run: nothing written. To write this plan, run the same command with "
+                f"--{action} --expect {plan.hash}."
+            )
+        if action == "apply":
+            self._print_mcp(claude_home, cfg.base_url)
+
+    def _check_options(
+        self, options: dict[str, Any], claude: detect.ClaudeCode, target: Target
+    ) -> None:
+        if options["remove"] and (
+            options["wake"] or options["no_wake"] or options["mode"] != "command"
+        ):
+            self._refuse("--remove takes no --mode, --wake or --no-wake.")
+        if target.windows and any(c in f"{target.python}{target.token_file}" for c in "$`"):
+            self._refuse(
+                "A path with $ or a backtick cannot be quoted for Windows; move the data "
+                "folder (--home) or the interpreter to a path without them."
+            )
+        if options["force_wake"] and not options["wake"]:
+            self._refuse("--force-wake goes with --wake.")
+        if options["wake"] and options["mode"] == "http":
+            self._refuse("The wake-up hook is a command hook: --wake needs --mode command.")
+        if options["wake"] and not claude.async_rewake and not options["force_wake"]:
+            self._refuse(
+                f"--wake refused: Claude Code {detect.show_version(claude.version)} is older "
+                f"than {detect.show_version(detect.MIN_ASYNC_REWAKE_VERSION)} or unknown, and "
+                "a build that ignores asyncRewake would hold the end of every turn for up to "
+                "30 minutes. Add --force-wake to write it anyway."
+            )
+
+    def _print_detection(self, claude: detect.ClaudeCode, settings_path: Path) -> None:
+        if claude.path is None:
+            self.stdout.write("Claude Code: `claude` not found on PATH")
+        else:
+            http = "supported" if claude.http_hooks else "not supported (needs 2.1.63)"
+            self.stdout.write(
+                f"Claude Code: {claude.path} version {detect.show_version(claude.version)}; "
+                f"http hooks {http}"
+            )
+        self.stdout.write(f"Settings file: {settings_path}")
+
+    def _print_plan(self, plan: Plan) -> None:
+        if plan.changed:
+            self.stdout.write(plan.diff)
+        else:
+            self.stdout.write("No change: the settings file already is as planned.")
+        for note in plan.notes:
+            self.stdout.write(f"Note: {note}")
+        self.stdout.write(f"Plan hash: {plan.hash}")
+
+    def _write(self, plan: Plan, expect: str | None) -> None:
+        if expect is not None and expect != plan.hash:
+            self._refuse(
+                f"The settings file or the plan changed since plan {expect} was shown "
+                f"(the plan above is {plan.hash}); nothing was written. Check the diff, then "
+                f"run again with --expect {plan.hash}."
+            )
+        try:
+            backup = write_plan(plan)
+        except PlanChanged as exc:
+            self._refuse(f"{exc} Run setup again to see the new plan.")
+        except OSError as exc:
+            self._refuse(f"Cannot write {plan.path}: {exc}")
+        if not plan.changed:
+            self.stdout.write("Nothing to write.")
+            return
+        if backup is not None:
+            self.stdout.write(f"Backup: {backup}")
+        done = "Removed relaybay's entries from" if plan.action == "remove" else "Wrote"
+        self.stdout.write(f"{done} {plan.path}. Restart Claude Code sessions to load it.")
+
+    def _print_mcp(self, claude_home: Path, base_url: str) -> None:
+        url = detect.mcp_registration(claude_home / ".claude.json")
+        if url is not None:
+            self.stdout.write(f"MCP: relaybay is registered for Claude Code ({url or 'no url'}).")
+            return
+        self.stdout.write(
+            "MCP: relaybay is not registered for Claude Code. Register it with the line "
+            "below (run relaybay token to print it with your token):"
+        )
+        self.stdout.write(mcp_add_command(base_url, "<token>"))
+
+    def _refuse(self, message: str) -> None:
+        self.stderr.write(f"relaybay setup: {message}")
+        raise Refused(2)
