@@ -11,3 +11,10 @@ class PlansConfig(AppConfig):
         from plans.extensions import register
 
         register()
+        from plans import reminders
+
+        reminders.register()  # §4 Plan reminders in the hook answers
+        # The Plan tab of the task dialog (a section on the task page).
+        from plans.panels import register as register_panels
+
+        register_panels()

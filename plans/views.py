@@ -1,0 +1,58 @@
+"""The board's one plan write: the Accept plan button of the Plan tab (§2 Plan tab).
+
+Board-only: the board cookie and its CSRF token (the middleware checks both); a request
+signed in with the Bearer token is refused (403) — an agent accepts with plan_accept over
+MCP, where the bound session is refused. Goes through plans.services.plan_accept with
+actor owner, so the board leaves the same revision and plan.accepted event as the tool.
+Route: `POST /p/<slug>/t/<key>/plan/accept` — htmx gets the re-rendered panel, a plain
+form post a 303 to the task page.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_POST
+
+from plans import panels, services
+from relaybay_site import actor
+from relaybay_site.errors import DomainError, NotFound
+from relaybay_site.security import forbidden
+from tasks.models import Task
+from tasks.selectors.task_page import task_in_project
+
+BEARER_REFUSAL = (
+    "Refused: the plan is accepted by the owner on the board (cookie and CSRF), not with "
+    "the Bearer token. An agent or coordinator uses the plan_accept tool."
+)
+
+
+def _panel(task: Task, error: str = "") -> HttpResponse:
+    # A fragment: no page frame, no sidebar queries.
+    html = render_to_string(panels.PANEL_TEMPLATE, panels.panel_context(task, error))
+    return HttpResponse(html)
+
+
+def _text(message: str, status: int) -> HttpResponse:
+    return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
+
+
+@require_POST
+def plan_accept(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """Accept the task's plan (the Draft state's Accept plan button)."""
+    if getattr(request, "auth_kind", None) != "cookie":
+        return forbidden(BEARER_REFUSAL)
+    try:
+        task = task_in_project(slug, key)
+    except NotFound as exc:
+        return _text(str(exc), 404)
+    try:
+        outcome = services.plan_accept(key=task.key, actor=actor.OWNER)
+    except DomainError as exc:
+        if not request.htmx:
+            return _text(str(exc), 404 if isinstance(exc, NotFound) else 400)
+        # htmx swaps only 2xx answers: the fresh panel says why.
+        return _panel(task, str(exc))
+    if not request.htmx:
+        return HttpResponseRedirect(f"/t/{outcome.obj.key}", status=303)
+    return _panel(outcome.obj)
