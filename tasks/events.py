@@ -165,6 +165,19 @@ def _comment_read(p: dict[str, Any]) -> str:
     return f"owner comment {ids} {how} by {p.get('by', '')}"
 
 
+def _review_step(verb: str) -> Callable[[dict[str, Any]], str]:
+    """review.step_*: "review step 2 'Login with 2FA' accepted by owner" (§1)."""
+
+    def text(p: dict[str, Any]) -> str:
+        line = f"review step {p.get('position')} '{p.get('title', '')}' {verb}"
+        previous, status = p.get("previous"), p.get("status")
+        if verb == "updated" and previous and previous != status:
+            line += f" ({previous} → {status})"
+        return line + (f" by {p['by']}" if p.get("by") else "")
+
+    return text
+
+
 _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "project.created": lambda p: f"project {p.get('slug', '')} created",
     "project.updated": lambda p: "changed " + ", ".join(p.get("fields", [])),
@@ -201,6 +214,11 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "plan.set": _plan_set,
     "plan.step_updated": _plan_step_updated,
     "plan.accepted": lambda p: f"plan accepted by {p.get('by', '')}",
+    "review.step_added": _review_step("added"),
+    "review.step_updated": _review_step("updated"),
+    "review.step_removed": _review_step("removed"),
+    "review.step_accepted": _review_step("accepted"),
+    "review.step_rejected": _review_step("rejected"),
 }
 
 

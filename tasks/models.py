@@ -184,6 +184,9 @@ class Comment(models.Model):
     # Stop blocks this comment caused since it was last delivered to a new session: one
     # comment blocks at most twice in all, across turns (§4 Stop).
     stop_blocks = models.PositiveSmallIntegerField(default=0)
+    # The Owner check step an owner decision is about (§1 Review checklist, §11 0011_review):
+    # a plain id like the session columns, since tasks imports no other app.
+    step_id = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

@@ -207,6 +207,10 @@ class TaskChange:
         self.warnings.extend(messages)
         if target == "dev" and not extra.get("has_plan_steps") and not extra.get("has_todo"):
             self.hints.append(dev_hint(task.key))
+        # §1 Review checklist: a hint line, not a rule warning. reviews supplies the fact;
+        # without the reviews app (the key missing) no hint is given.
+        if target in ("review", "test") and extra.get("has_review_steps") is False:
+            self.hints.append(review_hint(task.key))
 
     # --- saving --------------------------------------------------------------------------
 
@@ -316,6 +320,13 @@ def dev_hint(key: str) -> str:
     return (
         f"Hint: {key} has no plan and no todo yet: write down what you are going to do "
         "(todo or 2-3 steps with plan_set)."
+    )
+
+
+def review_hint(key: str) -> str:
+    return (
+        f"Hint: {key} has no Owner check yet: write it with review_steps_set (what the owner "
+        "should check by eye), then attach screenshots with attach_file."
     )
 
 

@@ -94,14 +94,18 @@ def _unread_replies(task: Task) -> list[Comment]:
 # --- the owner (board) -------------------------------------------------------------------
 
 
-def owner_comment_add(*, key: str, body: str, actor: str = actors.OWNER) -> Outcome[Comment]:
+def owner_comment_add(
+    *, key: str, body: str, actor: str = actors.OWNER, step_id: int | None = None
+) -> Outcome[Comment]:
     """The owner writes a comment on a task's thread, for the agent of the bound session.
 
-    body: markdown, up to 4000 characters. The comment is sent now and waits for a hook of
-    the bound, exactly linked session (§4). Writing on the task marks its agent replies
-    read. Events: comment.added {comment_id, author, author_kind, excerpt, in_reply_to,
-    session}, then comment.read {comment_ids, author_kind, by, reason: "comment"} when
-    replies were unread. Outcome.notes say where it goes.
+    body: markdown, up to 4000 characters. step_id: the Owner check step the comment is
+    about (reviews.review_step_decide calls this inside its own transaction, §1). The
+    comment is sent now and waits for a hook of the bound, exactly linked session (§4).
+    Writing on the task marks its agent replies read. Events: comment.added {comment_id,
+    author, author_kind, excerpt, in_reply_to, session}, then comment.read {comment_ids,
+    author_kind, by, reason: "comment"} when replies were unread. Outcome.notes say where
+    it goes.
     """
     text = _clean_body(body)
     with transaction.atomic():
@@ -113,6 +117,7 @@ def owner_comment_add(*, key: str, body: str, actor: str = actors.OWNER) -> Outc
             author_kind=COMMENT_OWNER,
             author_name=actor,
             body=text,
+            step_id=step_id,
             created_at=now,
         )
         _added(comment, actor=actor, session=recipient.name if recipient else None)

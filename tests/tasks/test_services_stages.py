@@ -332,6 +332,13 @@ def dev_hint(key: str) -> str:
     )
 
 
+def review_hint(key: str) -> str:
+    return (
+        f"Hint: {key} has no Owner check yet: write it with review_steps_set (what the owner "
+        "should check by eye), then attach screenshots with attach_file."
+    )
+
+
 @pytest.mark.parametrize("size", ["", "S", "L"])
 def test_a_move_to_dev_without_plan_steps_or_todo_adds_the_hint_whatever_the_size(size):
     task = make_task(size=size or None)
@@ -348,9 +355,19 @@ def test_plan_steps_or_a_todo_from_the_extensions_silence_the_dev_hint(move_fact
 
 
 @pytest.mark.parametrize("stage", ["review", "test", "plan", "live", "done"])
-def test_moves_to_other_stages_add_no_hint(stage):
+def test_moves_to_other_stages_add_no_hint(move_facts, stage):
+    move_facts["has_review_steps"] = True  # the Owner check hint has its own tests below
     task = make_task(stage="dev" if stage == "plan" else "plan", progress="p")
     assert services.task_set_stage(key=task.key, stage=stage, actor=ACTOR).hints == ()
+
+
+@pytest.mark.parametrize("stage", ["review", "test"])
+def test_a_move_to_review_or_test_without_review_steps_adds_the_owner_check_hint(move_facts, stage):
+    move_facts["has_review_steps"] = False  # reviews supplies this fact for real (§1)
+    task = make_task(stage="dev", progress="p")
+    out = services.task_set_stage(key=task.key, stage=stage, actor=ACTOR)
+    assert out.hints == (review_hint(task.key),)
+    assert all("Owner check" not in w for w in out.warnings)
 
 
 def test_the_dev_hint_comes_with_a_strict_move_that_succeeds(strict):

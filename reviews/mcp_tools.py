@@ -1,0 +1,207 @@
+"""MCP adapters of the Owner check (§3 Review group): review_get, review_steps_set,
+review_step_update.
+
+Same shape as plans.mcp_tools: each tool is `async def` and makes exactly one
+`call_service` hop (resolve the caller, run the service, render). Agents write and fix the
+checklist; only the owner accepts or rejects, on the board (reviews.services
+.review_step_decide has no tool).
+"""
+
+import inspect
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, BeforeValidator, Field
+
+from relaybay_site.mcp import call_service
+from reviews import render_md, selectors, services
+from tasks.extensions import resolve_caller
+from tasks.mcp_tools import READ, WRITE, HookSession, Session, SessionTitle, TaskKey
+from tasks.selectors import get_task
+
+
+class StepInput(BaseModel):
+    title: Annotated[str, Field(description="What the owner should check, one short line.")]
+    details: Annotated[
+        str | None,
+        Field(
+            description="What, how and why (markdown): where to click, what to expect. Left "
+            'out: a step whose title stays keeps its details; "-" clears them.'
+        ),
+    ] = None
+
+
+def _steps(value: Any) -> Any:
+    """Steps as a model may send them: a list, or that list as a JSON string."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                return json.loads(text)
+            except ValueError:
+                return value
+        return [] if text in ("", "-") else [line for line in text.splitlines() if line.strip()]
+    return value
+
+
+def _position(value: Any) -> Any:
+    return value.strip().lstrip("#") if isinstance(value, str) else value
+
+
+Steps = Annotated[
+    list[StepInput | str],
+    BeforeValidator(_steps),
+    Field(
+        description='The whole checklist in order: titles ["Login with 2FA", …] or objects '
+        '[{"title": "Login with 2FA", "details": "Open /login, …"}]. [] removes it.'
+    ),
+]
+StepNumber = Annotated[
+    int,
+    BeforeValidator(_position),
+    Field(description="The step's number as review_get shows it (1, 2, …)."),
+]
+
+
+def _opt(description: str) -> Any:
+    return Annotated[str | None, Field(description=description)]
+
+
+# --- the sync halves ------------------------------------------------------------------------
+
+
+def _caller(who: tuple[str, str, str], key: str) -> Any:
+    session, session_title, hook_session = who
+    return resolve_caller(
+        session=session or None,
+        session_title=session_title or None,
+        hook_session=hook_session or None,
+        task_key=key,
+    )
+
+
+def _review_text(key: str) -> str:
+    task = get_task(key)
+    steps = selectors.review_steps(task)
+    return render_md.review_get_md(task, steps, selectors.summarize(steps))
+
+
+def _set(task: str, steps: list[Any], who: tuple[str, str, str]) -> str:
+    get_task(task)  # an unknown key fails before the caller is resolved
+    caller = _caller(who, task)
+    raw = [s.model_dump() if isinstance(s, StepInput) else s for s in steps]
+    outcome = services.review_steps_set(key=task, steps=raw, actor=caller.name)
+    if not outcome.changed:
+        return render_md.with_notes(outcome.notes[0], [*outcome.notes[1:], *caller.notes])
+    if not raw:
+        head = f"Removed the Owner check of {outcome.obj.key}."
+        return render_md.with_notes(head, caller.notes)
+    head = f"Owner check of {outcome.obj.key} written."
+    return "\n".join([render_md.with_notes(head, caller.notes), "", _review_text(task)])
+
+
+def _update(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
+    get_task(task)
+    caller = _caller(who, task)
+    outcome = services.review_step_update(key=task, actor=caller.name, **values)
+    step = outcome.obj
+    if not outcome.changed:
+        return render_md.with_notes(outcome.notes[0], caller.notes)
+    head = f"Step {step.position} of {task} '{step.title}' is {step.status}: the owner looks again."
+    return render_md.with_notes(head, caller.notes)
+
+
+# --- tools ---------------------------------------------------------------------------------
+
+
+async def review_get(task: TaskKey) -> str:
+    """Read a task's Owner check: what the owner should check by eye, and the decisions.
+
+    Each step shows its status (open, accepted or rejected), who decided and when, and its
+    details. The owner's decisions also arrive as owner comments on the task.
+
+    Returns:
+        "# Owner check of <key> <title> (stage <stage>)", then "## Owner check — 2 of 5
+        accepted · 1 rejected" and one numbered line per step "[status] title"; "No Owner
+        check yet …" when there is none.
+    Errors:
+        - Unknown task: call task_list to see the keys.
+    """
+    return await call_service(_review_text, task)
+
+
+async def review_steps_set(
+    task: TaskKey,
+    steps: Steps,
+    session: Session = "",
+    session_title: SessionTitle = "",
+    hook_session: HookSession = "",
+) -> str:
+    """Write the Owner check of a task before it moves to review or test: what the owner
+    should check by eye, one step per thing to look at (then attach screenshots with
+    attach_file).
+
+    It replaces the list. Step N keeps its status (and its screenshots) while its title and
+    details stay the same; a changed step is open again; steps past the new end are removed;
+    [] removes the checklist. A write that changes nothing is not kept. Only the owner
+    accepts or rejects steps, on the board; each decision reaches you as an owner comment
+    ("Step 2 '…' rejected: <why>").
+
+    Returns:
+        "Owner check of <key> written." and the checklist; "Nothing changed: …" when it
+        already reads so.
+    Errors:
+        - Unknown task; a step without a title; more than 30 steps; text over the limits.
+    """
+    who = (session, session_title, hook_session)
+    return await call_service(_set, task, list(steps), who)
+
+
+async def review_step_update(
+    task: TaskKey,
+    step: StepNumber,
+    title: _opt("The step's new title; a changed step is open again.") = None,
+    details: _opt('What, how and why (markdown). "-" clears it.') = None,
+    status: _opt(
+        'Only "open": ask the owner for a new look after you fixed a rejected step.'
+    ) = None,
+    session: Session = "",
+    session_title: SessionTitle = "",
+    hook_session: HookSession = "",
+) -> str:
+    """Change one step of the Owner check: its text, or status open to ask for a new look.
+
+    Use it after fixing what the owner rejected: status "open" puts the step back in front
+    of the owner. A step whose text changes is open again. You cannot accept or reject:
+    the owner decides on the board.
+
+    Returns:
+        "Step <n> of <key> '<title>' is open: the owner looks again." or "Nothing changed:
+        …" when the step already says so.
+    Errors:
+        - Unknown task or step number; a status other than open; an empty title.
+    """
+    values = {"step": step, "title": title, "details": details, "status": status}
+    who = (session, session_title, hook_session)
+    return await call_service(_update, task, values, who)
+
+
+_TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+    (review_get, READ),
+    (review_steps_set, WRITE),
+    (review_step_update, WRITE),
+]
+
+
+def register(server: MCPServer) -> None:
+    """Add the review tools to the MCP server (relaybay_site.mcp.build_server)."""
+    for fn, hints in _TOOLS:
+        server.add_tool(
+            fn,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=hints,
+            structured_output=False,
+        )

@@ -1,0 +1,91 @@
+"""Reads of the Owner check: steps, the summary line, batched for cards and the Inbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import F
+
+from reviews.models import ACCEPTED, REJECTED, ReviewStep
+from tasks.models import Task
+
+QUEUE_STAGES = ("review", "test")
+
+
+@dataclass(frozen=True)
+class ReviewSummary:
+    total: int
+    accepted: int
+    rejected: int
+
+    @property
+    def open(self) -> int:
+        return self.total - self.accepted - self.rejected
+
+    @property
+    def all_accepted(self) -> bool:
+        return self.total > 0 and self.accepted == self.total
+
+    @property
+    def counts_text(self) -> str:
+        """ "2 of 5 accepted · 1 rejected" (§2 Review tab)."""
+        text = f"{self.accepted} of {self.total} accepted"
+        if self.rejected:
+            text += f" · {self.rejected} rejected"
+        return text
+
+
+def review_steps(task: Task) -> list[ReviewStep]:
+    return list(ReviewStep.objects.filter(task=task).order_by("position"))
+
+
+def has_review_steps(task: Task) -> bool:
+    return ReviewStep.objects.filter(task=task).exists()
+
+
+def summarize(steps: list[ReviewStep]) -> ReviewSummary:
+    return ReviewSummary(
+        total=len(steps),
+        accepted=sum(1 for s in steps if s.status == ACCEPTED),
+        rejected=sum(1 for s in steps if s.status == REJECTED),
+    )
+
+
+def next_not_accepted(steps: list[ReviewStep], after: int) -> ReviewStep | None:
+    """The step to continue with: the first not accepted after `after`, else before it."""
+    later = [s for s in steps if s.position > after and s.status != ACCEPTED]
+    earlier = [s for s in steps if s.position < after and s.status != ACCEPTED]
+    return (later or earlier or [None])[0]
+
+
+def card_summaries(tasks: list[Task]) -> dict[int, tuple[str, ReviewSummary]]:
+    """{task id: (project slug, summary)} for the board's cards: exactly one query."""
+    by_task: dict[int, list[ReviewStep]] = {}
+    slugs: dict[int, str] = {}
+    rows = ReviewStep.objects.filter(task_id__in=[t.id for t in tasks]).annotate(
+        project_slug=F("task__project__slug")
+    )
+    for step in rows.order_by("task_id", "position"):
+        by_task.setdefault(step.task_id, []).append(step)
+        slugs[step.task_id] = step.project_slug
+    return {tid: (slugs[tid], summarize(steps)) for tid, steps in by_task.items()}
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    task: Task
+    summary: ReviewSummary
+
+
+def review_queue(limit: int = 50) -> list[QueueItem]:
+    """Tasks in review or test with a checklist, across projects, longest waiting first."""
+    tasks = list(
+        Task.objects.filter(stage__in=QUEUE_STAGES, review_steps__isnull=False)
+        .distinct()
+        .select_related("project")
+        .order_by("stage_changed_at", "id")[:limit]
+    )
+    by_task: dict[int, list[ReviewStep]] = {}
+    for step in ReviewStep.objects.filter(task_id__in=[t.id for t in tasks]):
+        by_task.setdefault(step.task_id, []).append(step)
+    return [QueueItem(task=t, summary=summarize(by_task.get(t.id, []))) for t in tasks]

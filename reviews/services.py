@@ -1,0 +1,327 @@
+"""The one write path of the Owner check (§1 Review checklist).
+
+- review_steps_set: the agent writes the whole checklist (keep/reset rules below);
+- review_step_update: the agent changes one step's text, or asks for a new look (open);
+- review_step_decide: the owner's decision on the board (accept / reject / reopen /
+  comment). Each decision is an owner comment linked to the step (comment.step_id), written
+  in the same transaction through tasks.services.owner_comment_add, so it reaches the bound
+  session through the comment path (§4). Agents never accept or reject.
+
+A write that changes nothing is not kept: no row, no event, a "Nothing changed" note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from relaybay_site import actor as actors
+from relaybay_site.errors import InvalidField, NotFound
+from reviews import selectors
+from reviews.models import (
+    ACCEPTED,
+    DETAILS_MAX,
+    OPEN,
+    REJECTED,
+    STEPS_MAX,
+    TITLE_MAX,
+    ReviewStep,
+)
+from tasks.events import EventKind, record_event
+from tasks.models import Comment, Task
+from tasks.selectors import get_task
+from tasks.services import Outcome, owner_comment_add
+
+DECISIONS = ("accept", "reject", "reopen", "comment")
+COMMENT_MAX = 3000  # the decision head plus the comment stay under a comment's 4000
+
+
+@dataclass(frozen=True)
+class StepIn:
+    """One step as review_steps_set received it; details None = not given."""
+
+    title: str
+    details: str | None = None
+
+
+# --- value rules -----------------------------------------------------------------------------
+
+
+def _text(name: str, value: object, limit: int) -> str:
+    if not isinstance(value, str):
+        raise InvalidField(name, f"{name} must be text.")
+    text = value.strip()
+    if len(text) > limit:
+        raise InvalidField(name, f"{name} is {len(text)} characters; at most {limit} are kept.")
+    return text
+
+
+def _title(name: str, value: object) -> str:
+    title = " ".join(_text(name, value or "", TITLE_MAX).split())
+    if not title:
+        raise InvalidField(name, f"{name} is empty: say what the owner should check.")
+    return title
+
+
+def _details(name: str, value: object) -> str | None:
+    if value is None:
+        return None
+    text = _text(name, value, DETAILS_MAX)
+    return "" if text == "-" else text
+
+
+def clean_steps(steps: object) -> list[StepIn]:
+    """review_steps_set's steps: a list of {title, details?} or plain titles."""
+    if not isinstance(steps, list | tuple):
+        raise InvalidField(
+            "steps", 'steps must be a list: ["Title", …] or [{"title": …, "details": …}, …].'
+        )
+    if len(steps) > STEPS_MAX:
+        raise InvalidField("steps", f"A checklist has at most {STEPS_MAX} steps; got {len(steps)}.")
+    cleaned = []
+    for n, raw in enumerate(steps, 1):
+        item = {"title": raw} if isinstance(raw, str) else raw
+        if not isinstance(item, dict):
+            raise InvalidField("steps", f"Step {n} must be a title or {{title, details}}.")
+        unknown = sorted(set(item) - {"title", "details"})
+        if unknown:
+            raise InvalidField("steps", f"Step {n} has unknown keys {unknown}: use title, details.")
+        title = _title(f"title of step {n}", item.get("title"))
+        cleaned.append(
+            StepIn(title=title, details=_details(f"details of step {n}", item.get("details")))
+        )
+    return cleaned
+
+
+def _find_step(task: Task, step: object) -> ReviewStep:
+    text = str(step).strip().lstrip("#") if isinstance(step, int | str) else ""
+    if isinstance(step, bool) or not text.isdigit():
+        raise InvalidField("step", f"step is the step's number (1, 2, …), not {step!r}.")
+    found = ReviewStep.objects.filter(task=task, position=int(text)).first()
+    if found is None:
+        count = ReviewStep.objects.filter(task=task).count()
+        if not count:
+            raise NotFound(f"{task.key} has no Owner check yet: write it with review_steps_set.")
+        raise NotFound(f"{task.key} has no step {text}: its checklist has {count} step(s).")
+    return found
+
+
+def _payload(step: ReviewStep, by: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "position": step.position,
+        "title": step.title,
+        "status": step.status,
+        "by": by,
+        **extra,
+    }
+
+
+def _reopen(step: ReviewStep) -> None:
+    step.status, step.decided_at, step.decided_by = OPEN, None, ""
+
+
+# --- review_steps_set ------------------------------------------------------------------------
+
+
+def _same(step: ReviewStep, item: StepIn) -> bool:
+    return step.title == item.title and (item.details is None or item.details == step.details)
+
+
+def review_steps_set(*, key: str, steps: list[Any], actor: str) -> Outcome[Task]:
+    """Replace the Owner check of task `key` with `steps` (§1 Review checklist).
+
+    steps: titles or {title, details?}. Step N keeps its status (and its screenshots) while
+    its title and details stay the same; a changed step is open again; steps past the new
+    end are removed; [] removes the checklist. details left out keeps the details of a step
+    whose title stays. A write that changes nothing is not kept (no event, a note). Events
+    review.step_added / review.step_updated / review.step_removed {position, title, status,
+    by} (updated also has previous).
+    Raises NotFound (task), InvalidField (steps).
+    """
+    new = clean_steps(steps)
+    with transaction.atomic():
+        task = get_task(key)
+        old = selectors.review_steps(task)
+        if len(old) == len(new) and all(_same(s, n) for s, n in zip(old, new, strict=True)):
+            what = f"these {len(old)} step(s)" if old else "no Owner check"
+            return Outcome(obj=task, notes=(f"Nothing changed: {task.key} already has {what}.",))
+        now = timezone.now()
+        for position, item in enumerate(new, 1):
+            step = old[position - 1] if position <= len(old) else None
+            if step is None:
+                step = ReviewStep(
+                    task=task,
+                    position=position,
+                    title=item.title,
+                    details=item.details or "",
+                    created_by=actor,
+                    created_at=now,
+                    updated_at=now,
+                )
+                step.save(force_insert=True)
+                _event(EventKind.REVIEW_STEP_ADDED, task, actor, _payload(step, actor))
+            elif not _same(step, item):
+                previous = step.status
+                step.title = item.title
+                if item.details is not None:
+                    step.details = item.details
+                _reopen(step)
+                step.updated_at = now
+                step.save()
+                payload = _payload(step, actor, previous=previous)
+                _event(EventKind.REVIEW_STEP_UPDATED, task, actor, payload)
+        for step in old[len(new) :]:
+            _event(EventKind.REVIEW_STEP_REMOVED, task, actor, _payload(step, actor))
+        ReviewStep.objects.filter(task=task, position__gt=len(new)).delete()
+        return Outcome(obj=task, changed=("review_steps",))
+
+
+def _event(kind: EventKind, task: Task, actor: str, payload: dict[str, Any]) -> None:
+    record_event(kind, project=task.project, task=task, actor=actor, payload=payload)
+
+
+# --- review_step_update ----------------------------------------------------------------------
+
+
+def review_step_update(
+    *,
+    key: str,
+    step: int | str,
+    actor: str,
+    title: str | None = None,
+    details: str | None = None,
+    status: str | None = None,
+) -> Outcome[ReviewStep]:
+    """Change one step of the Owner check of `key` (its number `step`); None = not given.
+
+    title / details: new text ("-" or "" clears details); a step whose text changes is open
+    again. status: only "open", to ask the owner for a new look after a fix — agents never
+    accept or reject. Event review.step_updated {position, title, status, by, previous}.
+    Raises NotFound (task, step), InvalidField.
+    """
+    new_title = _title("title", title) if title is not None else None
+    new_details = _details("details", details) if details is not None else None
+    if status is not None and status.strip().lower() != OPEN:
+        raise InvalidField(
+            "status",
+            'status can only be "open" (ask for a new look): the owner accepts or rejects '
+            "steps on the board.",
+        )
+    with transaction.atomic():
+        task = get_task(key)
+        found = _find_step(task, step)
+        previous = found.status
+        text_changed = (new_title is not None and new_title != found.title) or (
+            new_details is not None and new_details != found.details
+        )
+        if not text_changed and (status is None or previous == OPEN):
+            return Outcome(
+                obj=found,
+                notes=(f"Nothing changed: step {found.position} of {task.key} already says so.",),
+            )
+        found.title = new_title if new_title is not None else found.title
+        found.details = new_details if new_details is not None else found.details
+        _reopen(found)
+        found.updated_at = timezone.now()
+        found.save()
+        payload = _payload(found, actor, previous=previous)
+        _event(EventKind.REVIEW_STEP_UPDATED, task, actor, payload)
+        return Outcome(obj=found, changed=("step",))
+
+
+# --- review_step_decide (the owner, on the board) -------------------------------------------
+
+
+def _accepted_text(step: ReviewStep, steps: list[ReviewStep]) -> str:
+    head = f"Step {step.position} '{step.title}' accepted"
+    following = selectors.next_not_accepted(steps, step.position)
+    if following is None:
+        return f"{head} — all {len(steps)} steps accepted"
+    return f"{head} — continue with step {following.position}"
+
+
+def _decision_text(decision: str, step: ReviewStep, steps: list[ReviewStep], note: str) -> str:
+    name = f"step {step.position} '{step.title}'"
+    if decision == "comment":
+        return f"On {name}: {note}"
+    if decision == "accept":
+        text = _accepted_text(step, steps)
+        return f"{text}\n\n{note}" if note else text
+    verb = "rejected" if decision == "reject" else "reopened"
+    text = f"Step {step.position} '{step.title}' {verb}"
+    return f"{text}: {note}" if note else text
+
+
+_TARGET = {"accept": ACCEPTED, "reject": REJECTED, "reopen": OPEN}
+_KIND = {
+    ACCEPTED: EventKind.REVIEW_STEP_ACCEPTED,
+    REJECTED: EventKind.REVIEW_STEP_REJECTED,
+    OPEN: EventKind.REVIEW_STEP_UPDATED,
+}
+
+
+def _clean_decision(decision: object, comment: str | None) -> tuple[str, str]:
+    what = str(decision or "").strip().lower()
+    if what not in DECISIONS:
+        raise InvalidField("decision", f"decision must be one of {', '.join(DECISIONS)}.")
+    note = _text("comment", comment, COMMENT_MAX) if comment is not None else ""
+    if what == "comment" and not note:
+        raise InvalidField("comment", "comment is empty: write what the agent should know.")
+    return what, note
+
+
+def review_step_decide(
+    *,
+    key: str,
+    step: int | str,
+    decision: str,
+    comment: str | None = None,
+    actor: str = actors.OWNER,
+) -> Outcome[Comment | None]:
+    """The owner's decision on one step of the Owner check (board only, §1).
+
+    decision: accept, reject, reopen or comment (comment needs a comment). The decision is
+    an owner comment linked to the step (comment.step_id) with the exact texts "Step 2
+    'Login with 2FA' accepted — continue with step 3", "… accepted — all 3 steps
+    accepted", "Step 2 '…' rejected: <comment>", "Step 2 '…' reopened" and "On step 2
+    '…': <comment>"; it goes to the bound session through the comment path. A decision the
+    step already has, with a comment, is a comment on the step; without one (a double
+    click, a stale panel) it writes and delivers nothing. Events review.step_accepted /
+    review.step_rejected / review.step_updated (reopen) {position, title, status, by,
+    previous, comment_id} and comment.added. Outcome.obj: the comment, None when nothing
+    was written. Raises NotFound (task, step), InvalidField (decision, comment).
+    """
+    what, note = _clean_decision(decision, comment)
+    with transaction.atomic():
+        task = get_task(key)
+        found = _find_step(task, step)
+        target = _TARGET.get(what)
+        if target == found.status:
+            if not note:
+                return Outcome(
+                    obj=None,
+                    notes=(f"Nothing changed: step {found.position} is already {target}.",),
+                )
+            what, target = "comment", None
+        previous = found.status
+        if target is not None:
+            now = timezone.now()
+            found.status = target
+            found.decided_at, found.decided_by = (None, "") if target == OPEN else (now, actor)
+            found.updated_at = now
+            found.save()
+        steps = selectors.review_steps(task)
+        body = _decision_text(what, found, steps, note)
+        written = owner_comment_add(key=task.key, body=body, actor=actor, step_id=found.id)
+        if target is not None:
+            payload = _payload(found, actor, previous=previous, comment_id=written.obj.id)
+            _event(_KIND[target], task, actor, payload)
+        return Outcome(
+            obj=written.obj,
+            created=True,
+            changed=("status",) if target else (),
+            notes=written.notes,
+        )
