@@ -5,7 +5,6 @@ hop (resolve the caller, run the service, render); answers are short markdown.
 """
 
 import inspect
-import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -15,8 +14,18 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from plans import render_md, selectors, services
 from relaybay_site.mcp import call_service
-from tasks.extensions import resolve_caller
-from tasks.mcp_tools import READ, WRITE, HookSession, Session, SessionTitle, TaskKey
+from tasks.mcp_params import (
+    READ,
+    WRITE,
+    HookSession,
+    Session,
+    SessionTitle,
+    TaskKey,
+    caller_of,
+    optional,
+    step_list,
+    step_number,
+)
 from tasks.selectors import get_task
 
 
@@ -31,26 +40,9 @@ class StepInput(BaseModel):
     ] = None
 
 
-def _steps(value: Any) -> Any:
-    """Steps as a model may send them: a list, or that list as a JSON string."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            try:
-                return json.loads(text)
-            except ValueError:
-                return value
-        return [] if text in ("", "-") else [line for line in text.splitlines() if line.strip()]
-    return value
-
-
-def _position(value: Any) -> Any:
-    return value.strip().lstrip("#") if isinstance(value, str) else value
-
-
 Steps = Annotated[
     list[StepInput | str],
-    BeforeValidator(_steps),
+    BeforeValidator(step_list),
     Field(
         description='The whole plan in order: titles ["Write the model", …] or objects '
         '[{"title": "Write the model", "details": "why …"}]. [] removes the plan.'
@@ -58,26 +50,12 @@ Steps = Annotated[
 ]
 StepNumber = Annotated[
     int,
-    BeforeValidator(_position),
+    BeforeValidator(step_number),
     Field(description="The step's number as plan_get shows it (1, 2, …)."),
 ]
 
 
-def _opt(description: str) -> Any:
-    return Annotated[str | None, Field(description=description)]
-
-
 # --- the sync halves ------------------------------------------------------------------------
-
-
-def _caller(who: tuple[str, str, str], key: str) -> Any:
-    session, session_title, hook_session = who
-    return resolve_caller(
-        session=session or None,
-        session_title=session_title or None,
-        hook_session=hook_session or None,
-        task_key=key,
-    )
 
 
 def _plan_text(key: str) -> str:
@@ -93,7 +71,7 @@ def _get(task: str) -> str:
 
 def _set(task: str, steps: list[Any], reason: str | None, who: tuple[str, str, str]) -> str:
     get_task(task)  # an unknown key fails before the caller is resolved
-    caller = _caller(who, task)
+    caller = caller_of(who, task)
     raw = [s.model_dump() if isinstance(s, StepInput) else s for s in steps]
     outcome = services.plan_set(key=task, steps=raw, actor=caller.name, reason=reason)
     t = outcome.obj
@@ -110,7 +88,7 @@ def _set(task: str, steps: list[Any], reason: str | None, who: tuple[str, str, s
 
 def _update(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
     get_task(task)
-    caller = _caller(who, task)
+    caller = caller_of(who, task)
     outcome = services.plan_step_update(key=task, actor=caller.name, **values)
     step = outcome.obj
     if not outcome.changed:
@@ -122,7 +100,7 @@ def _update(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str
 
 def _accept(task: str, who: tuple[str, str, str]) -> str:
     get_task(task)
-    caller = _caller(who, task)
+    caller = caller_of(who, task)
     outcome = services.plan_accept(key=task, actor=caller.name, session_id=caller.session_id)
     if not outcome.changed:
         return render_md.with_notes(outcome.notes[0], caller.notes)
@@ -153,7 +131,7 @@ async def plan_get(task: TaskKey) -> str:
 async def plan_set(
     task: TaskKey,
     steps: Steps,
-    reason: _opt("Why the plan is written or changed, one line (kept in its history).") = None,
+    reason: optional("Why the plan is written or changed, one line (kept in its history).") = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",
@@ -182,19 +160,19 @@ async def plan_set(
 async def plan_step_update(
     task: TaskKey,
     step: StepNumber,
-    status: _opt("pending, in_progress, done or blocked.") = None,
-    outcome: _opt(
+    status: optional("pending, in_progress, done or blocked.") = None,
+    outcome: optional(
         'One line: what came of a done step, or why a step is blocked. "-" clears it.'
     ) = None,
-    link: _opt(
+    link: optional(
         "A report of this task (12, #12 or report:12) or an http(s) URL such as a pull "
         'request. "-" clears it.'
     ) = None,
-    conformance: _opt(
+    conformance: optional(
         'Required for done: "as planned" or "deviation: <why>" — say honestly where the '
         "work left the plan."
     ) = None,
-    details: _opt('The step\'s "what and why" (markdown, at most 2000). "-" clears it.') = None,
+    details: optional('The step\'s "what and why" (markdown, at most 2000). "-" clears it.') = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",

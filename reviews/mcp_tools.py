@@ -8,7 +8,6 @@ checklist; only the owner accepts or rejects, on the board (reviews.services
 """
 
 import inspect
-import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -18,8 +17,18 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from relaybay_site.mcp import call_service
 from reviews import render_md, selectors, services
-from tasks.extensions import resolve_caller
-from tasks.mcp_tools import READ, WRITE, HookSession, Session, SessionTitle, TaskKey
+from tasks.mcp_params import (
+    READ,
+    WRITE,
+    HookSession,
+    Session,
+    SessionTitle,
+    TaskKey,
+    caller_of,
+    optional,
+    step_list,
+    step_number,
+)
 from tasks.selectors import get_task
 
 
@@ -34,26 +43,9 @@ class StepInput(BaseModel):
     ] = None
 
 
-def _steps(value: Any) -> Any:
-    """Steps as a model may send them: a list, or that list as a JSON string."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            try:
-                return json.loads(text)
-            except ValueError:
-                return value
-        return [] if text in ("", "-") else [line for line in text.splitlines() if line.strip()]
-    return value
-
-
-def _position(value: Any) -> Any:
-    return value.strip().lstrip("#") if isinstance(value, str) else value
-
-
 Steps = Annotated[
     list[StepInput | str],
-    BeforeValidator(_steps),
+    BeforeValidator(step_list),
     Field(
         description='The whole checklist in order: titles ["Login with 2FA", …] or objects '
         '[{"title": "Login with 2FA", "details": "Open /login, …"}]. [] removes it.'
@@ -61,26 +53,12 @@ Steps = Annotated[
 ]
 StepNumber = Annotated[
     int,
-    BeforeValidator(_position),
+    BeforeValidator(step_number),
     Field(description="The step's number as review_get shows it (1, 2, …)."),
 ]
 
 
-def _opt(description: str) -> Any:
-    return Annotated[str | None, Field(description=description)]
-
-
 # --- the sync halves ------------------------------------------------------------------------
-
-
-def _caller(who: tuple[str, str, str], key: str) -> Any:
-    session, session_title, hook_session = who
-    return resolve_caller(
-        session=session or None,
-        session_title=session_title or None,
-        hook_session=hook_session or None,
-        task_key=key,
-    )
 
 
 def _review_text(key: str) -> str:
@@ -91,7 +69,7 @@ def _review_text(key: str) -> str:
 
 def _set(task: str, steps: list[Any], who: tuple[str, str, str]) -> str:
     get_task(task)  # an unknown key fails before the caller is resolved
-    caller = _caller(who, task)
+    caller = caller_of(who, task)
     raw = [s.model_dump() if isinstance(s, StepInput) else s for s in steps]
     outcome = services.review_steps_set(key=task, steps=raw, actor=caller.name)
     if not outcome.changed:
@@ -105,7 +83,7 @@ def _set(task: str, steps: list[Any], who: tuple[str, str, str]) -> str:
 
 def _update(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
     get_task(task)
-    caller = _caller(who, task)
+    caller = caller_of(who, task)
     outcome = services.review_step_update(key=task, actor=caller.name, **values)
     step = outcome.obj
     if not outcome.changed:
@@ -163,9 +141,9 @@ async def review_steps_set(
 async def review_step_update(
     task: TaskKey,
     step: StepNumber,
-    title: _opt("The step's new title; a changed step is open again.") = None,
-    details: _opt('What, how and why (markdown). "-" clears it.') = None,
-    status: _opt(
+    title: optional("The step's new title; a changed step is open again.") = None,
+    details: optional('What, how and why (markdown). "-" clears it.') = None,
+    status: optional(
         'Only "open": ask the owner for a new look after you fixed a rejected step.'
     ) = None,
     session: Session = "",

@@ -17,8 +17,7 @@ from pydantic import BeforeValidator, Field
 
 from relaybay_site.mcp import call_service
 from tasks import selectors, services
-from tasks.extensions import resolve_caller
-from tasks.mcp_tools import READ, WRITE, HookSession, Session, SessionTitle, TaskKey
+from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, TaskKey, caller_of
 from tasks.models import COMMENT_OWNER, Comment
 from tasks.selectors import comments as comment_selectors
 from tasks.selectors.task_page import stamp
@@ -101,16 +100,6 @@ def comments_md(data: comment_selectors.CommentList) -> str:
 # --- the sync halves --------------------------------------------------------------------------
 
 
-def _caller(who: tuple[str, str, str], key: str | None) -> Any:
-    session, session_title, hook_session = who
-    return resolve_caller(
-        session=session or None,
-        session_title=session_title or None,
-        hook_session=hook_session or None,
-        task_key=key,
-    )
-
-
 def _list(task: str, project: str, unread_only: bool) -> str:
     found_task = selectors.get_task(task) if task.strip() else None
     found_project = selectors.get_project(project) if project.strip() and not found_task else None
@@ -124,7 +113,7 @@ def _ack(ids: list[int], task: str, who: tuple[str, str, str]) -> str:
     key = task.strip() or None
     if key:
         selectors.get_task(key)  # an unknown key fails before the caller is resolved
-    caller = _caller(who, key)
+    caller = caller_of(who, key)
     outcome = services.comment_ack(actor=caller.name, comment_ids=ids, key=key)
     lines = []
     if outcome.obj:
@@ -138,7 +127,7 @@ def _ack(ids: list[int], task: str, who: tuple[str, str, str]) -> str:
 
 def _add(task: str, body: str, in_reply_to: int | None, who: tuple[str, str, str]) -> str:
     selectors.get_task(task)
-    caller = _caller(who, task)
+    caller = caller_of(who, task)
     outcome = services.comment_add(
         key=task,
         body=body,

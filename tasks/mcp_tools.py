@@ -22,31 +22,22 @@ from pydantic import BeforeValidator, Field
 from relaybay_site.errors import InvalidField, NotFound
 from relaybay_site.mcp import call_service
 from tasks import render_md, selectors, services
-from tasks.extensions import resolve_caller, task_sections
+from tasks.extensions import task_sections
 from tasks.fields import CLEAR, EDITABLE_FIELD_NAMES, FIELDS_BY_NAME, schema_table_md
+from tasks.mcp_params import (
+    READ,
+    WRITE,
+    HookSession,
+    Session,
+    SessionTitle,
+    TaskKey,
+    caller_of,
+)
 from tasks.rules import render_rules_md
-
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
 # --- parameter types: the schema descriptions the model reads -------------------------------
 
 Project = Annotated[str, Field(description="Project slug, e.g. acme-shop (project_list).")]
-TaskKey = Annotated[str, Field(description="Task key <slug>-<n>, e.g. acme-shop-12.")]
-Session = Annotated[
-    str,
-    Field(
-        description="Who you are: your Claude desktop session id (local_…) together with "
-        "session_title, else a short readable name. Shown as the author of the write."
-    ),
-]
-SessionTitle = Annotated[
-    str, Field(description="Title of your desktop session, when session is a local_ id.")
-]
-HookSession = Annotated[
-    str,
-    Field(description="The Claude Code session id your session start gave you, if any."),
-]
 ExpectedVersion = Annotated[
     int,
     # A model may send null or "" for "not given"; the schema stays a plain integer.
@@ -79,12 +70,7 @@ def _field(name: str) -> Any:
 
 
 def _caller(session: str, session_title: str, hook_session: str, task_key: str | None) -> Any:
-    return resolve_caller(
-        session=session or None,
-        session_title=session_title or None,
-        hook_session=hook_session or None,
-        task_key=task_key,
-    )
+    return caller_of((session, session_title, hook_session), task_key)
 
 
 def _editable(values: dict[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -1,0 +1,70 @@
+"""The parameter vocabulary every app's MCP tools share (§3): annotations, the caller
+parameters, task keys, and the step lists of plans and the Owner check.
+
+One place, so a description the model reads is written once and reads the same in every
+tool, and the forgiving parsing of what models send (a JSON string for a list, "#2" for a
+step number) behaves the same everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from tasks.extensions import Caller, resolve_caller
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+TaskKey = Annotated[str, Field(description="Task key <slug>-<n>, e.g. acme-shop-12.")]
+Session = Annotated[
+    str,
+    Field(
+        description="Who you are: your Claude desktop session id (local_…) together with "
+        "session_title, else a short readable name. Shown as the author of the write."
+    ),
+]
+SessionTitle = Annotated[
+    str, Field(description="Title of your desktop session, when session is a local_ id.")
+]
+HookSession = Annotated[
+    str,
+    Field(description="The Claude Code session id your session start gave you, if any."),
+]
+
+
+def optional(description: str) -> Any:
+    """An optional text parameter: left out (null) changes nothing."""
+    return Annotated[str | None, Field(description=description)]
+
+
+def caller_of(who: tuple[str, str, str], task_key: str | None) -> Caller:
+    """The calling session from the (session, session_title, hook_session) parameters."""
+    session, session_title, hook_session = who
+    return resolve_caller(
+        session=session or None,
+        session_title=session_title or None,
+        hook_session=hook_session or None,
+        task_key=task_key,
+    )
+
+
+def step_list(value: Any) -> Any:
+    """Steps as a model may send them: a list, that list as a JSON string, or lines."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                return json.loads(text)
+            except ValueError:
+                return value
+        return [] if text in ("", "-") else [line for line in text.splitlines() if line.strip()]
+    return value
+
+
+def step_number(value: Any) -> Any:
+    """A step number as a model may send it: 2, "2" or "#2"."""
+    return value.strip().lstrip("#") if isinstance(value, str) else value
