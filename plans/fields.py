@@ -6,7 +6,6 @@ Used by plans.services (the one write path); the tool adapters take their limits
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from plans.models import (
     CONFORMANCE_MAX,
@@ -18,7 +17,9 @@ from plans.models import (
     TITLE_MAX,
 )
 from relaybay_site.errors import InvalidField
+from tasks import steps as step_rules
 from tasks.models import Report, Task
+from tasks.steps import StepIn, checked_text
 
 STEPS_MAX = 30
 CLEAR = ("-", "")
@@ -28,60 +29,16 @@ _REPORT_REF = re.compile(r"^(?:report:|#)?\s*(\d+)$", re.IGNORECASE)
 _WEB_URL = re.compile(r"^https?://[^\s/]+\S*$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class StepIn:
-    """One step as plan_set received it; details None = not given."""
-
-    title: str
-    details: str | None = None
-
-
-# --- value rules -----------------------------------------------------------------------------
-
-
-def checked_text(name: str, value: object, limit: int) -> str:
-    if not isinstance(value, str):
-        raise InvalidField(name, f"{name} must be text.")
-    text = value.strip()
-    if len(text) > limit:
-        raise InvalidField(name, f"{name} is {len(text)} characters; at most {limit} are kept.")
-    return text
-
-
 def clean_details(value: object, position: int) -> str | None:
-    if value is None:
-        return None
     name = f"details of step {position}" if position else "details"
-    text = checked_text(name, value, DETAILS_MAX)
-    return "" if text == "-" else text
+    return step_rules.clean_details(name, value, DETAILS_MAX)
 
 
-def clean_steps(steps: object) -> list[StepIn]:
+def clean_steps(raw: object) -> list[StepIn]:
     """plan_set's steps: a list of {title, details?} or plain titles."""
-    if not isinstance(steps, list | tuple):
-        raise InvalidField(
-            "steps", 'steps must be a list: ["Title", …] or [{"title": …, "details": …}, …].'
-        )
-    if len(steps) > STEPS_MAX:
-        raise InvalidField("steps", f"A plan has at most {STEPS_MAX} steps; got {len(steps)}.")
-    cleaned = []
-    for position, raw in enumerate(steps, 1):
-        if isinstance(raw, str):
-            raw = {"title": raw}
-        if not isinstance(raw, dict):
-            raise InvalidField("steps", f"Step {position} must be a title or {{title, details}}.")
-        unknown = sorted(set(raw) - {"title", "details"})
-        if unknown:
-            raise InvalidField(
-                "steps", f"Step {position} has unknown keys {unknown}: use title and details."
-            )
-        title = " ".join(
-            checked_text(f"title of step {position}", raw.get("title") or "", TITLE_MAX).split()
-        )
-        if not title:
-            raise InvalidField("steps", f"Step {position} has no title: every step needs one.")
-        cleaned.append(StepIn(title=title, details=clean_details(raw.get("details"), position)))
-    return cleaned
+    return step_rules.clean_steps(
+        raw, what="A plan", max_steps=STEPS_MAX, title_max=TITLE_MAX, details_max=DETAILS_MAX
+    )
 
 
 def clean_conformance(value: str) -> str:

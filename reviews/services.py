@@ -12,7 +12,6 @@ A write that changes nothing is not kept: no row, no event, a "Nothing changed" 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -30,70 +29,33 @@ from reviews.models import (
     TITLE_MAX,
     ReviewStep,
 )
+from tasks import steps as step_rules
 from tasks.events import EventKind, record_event
 from tasks.models import Comment, Task
 from tasks.selectors import get_task
 from tasks.services import Outcome, owner_comment_add
+from tasks.steps import StepIn, checked_text
 
 DECISIONS = ("accept", "reject", "reopen", "comment")
 COMMENT_MAX = 3000  # the decision head plus the comment stay under a comment's 4000
 
 
-@dataclass(frozen=True)
-class StepIn:
-    """One step as review_steps_set received it; details None = not given."""
-
-    title: str
-    details: str | None = None
-
-
-# --- value rules -----------------------------------------------------------------------------
-
-
-def _text(name: str, value: object, limit: int) -> str:
-    if not isinstance(value, str):
-        raise InvalidField(name, f"{name} must be text.")
-    text = value.strip()
-    if len(text) > limit:
-        raise InvalidField(name, f"{name} is {len(text)} characters; at most {limit} are kept.")
-    return text
-
-
 def _title(name: str, value: object) -> str:
-    title = " ".join(_text(name, value or "", TITLE_MAX).split())
+    title = " ".join(checked_text(name, value or "", TITLE_MAX).split())
     if not title:
         raise InvalidField(name, f"{name} is empty: say what the owner should check.")
     return title
 
 
 def _details(name: str, value: object) -> str | None:
-    if value is None:
-        return None
-    text = _text(name, value, DETAILS_MAX)
-    return "" if text == "-" else text
+    return step_rules.clean_details(name, value, DETAILS_MAX)
 
 
-def clean_steps(steps: object) -> list[StepIn]:
+def clean_steps(raw: object) -> list[StepIn]:
     """review_steps_set's steps: a list of {title, details?} or plain titles."""
-    if not isinstance(steps, list | tuple):
-        raise InvalidField(
-            "steps", 'steps must be a list: ["Title", …] or [{"title": …, "details": …}, …].'
-        )
-    if len(steps) > STEPS_MAX:
-        raise InvalidField("steps", f"A checklist has at most {STEPS_MAX} steps; got {len(steps)}.")
-    cleaned = []
-    for n, raw in enumerate(steps, 1):
-        item = {"title": raw} if isinstance(raw, str) else raw
-        if not isinstance(item, dict):
-            raise InvalidField("steps", f"Step {n} must be a title or {{title, details}}.")
-        unknown = sorted(set(item) - {"title", "details"})
-        if unknown:
-            raise InvalidField("steps", f"Step {n} has unknown keys {unknown}: use title, details.")
-        title = _title(f"title of step {n}", item.get("title"))
-        cleaned.append(
-            StepIn(title=title, details=_details(f"details of step {n}", item.get("details")))
-        )
-    return cleaned
+    return step_rules.clean_steps(
+        raw, what="A checklist", max_steps=STEPS_MAX, title_max=TITLE_MAX, details_max=DETAILS_MAX
+    )
 
 
 def _find_step(task: Task, step: object) -> ReviewStep:
@@ -267,7 +229,7 @@ def _clean_decision(decision: object, comment: str | None) -> tuple[str, str]:
     what = str(decision or "").strip().lower()
     if what not in DECISIONS:
         raise InvalidField("decision", f"decision must be one of {', '.join(DECISIONS)}.")
-    note = _text("comment", comment, COMMENT_MAX) if comment is not None else ""
+    note = checked_text("comment", comment, COMMENT_MAX) if comment is not None else ""
     if what == "comment" and not note:
         raise InvalidField("comment", "comment is empty: write what the agent should know.")
     return what, note

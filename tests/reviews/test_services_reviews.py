@@ -163,7 +163,7 @@ def test_set_records_added_updated_and_removed_events_with_small_payloads() -> N
     ("steps", "message"),
     [
         ("nope", "steps must be a list"),
-        ([{"title": ""}], "title of step 1 is empty"),
+        ([{"title": ""}], "Step 1 has no title"),
         ([{"title": "A", "why": "x"}], "unknown keys"),
         ([{"title": "A", "details": "x" * 4001}], "at most 4000"),
         ([f"S{i}" for i in range(31)], "at most 30 steps"),

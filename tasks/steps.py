@@ -1,0 +1,66 @@
+"""Ordered step lists as tools send them: the plan (plans) and the Owner check (reviews).
+
+Both accept the same shapes — plain titles or {title, details} objects — and refuse the
+same mistakes with the same words, so the value rules live here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from relaybay_site.errors import InvalidField
+
+
+@dataclass(frozen=True)
+class StepIn:
+    """One step as a *_set tool received it; details None = not given."""
+
+    title: str
+    details: str | None = None
+
+
+def checked_text(name: str, value: object, limit: int) -> str:
+    if not isinstance(value, str):
+        raise InvalidField(name, f"{name} must be text.")
+    text = value.strip()
+    if len(text) > limit:
+        raise InvalidField(name, f"{name} is {len(text)} characters; at most {limit} are kept.")
+    return text
+
+
+def clean_details(name: str, value: object, limit: int) -> str | None:
+    """None = not given (a kept step keeps its details); "-" clears them."""
+    if value is None:
+        return None
+    text = checked_text(name, value, limit)
+    return "" if text == "-" else text
+
+
+def clean_steps(
+    steps: object, *, what: str, max_steps: int, title_max: int, details_max: int
+) -> list[StepIn]:
+    """A list of {title, details?} or plain titles; `what` names the list ("A plan")."""
+    if not isinstance(steps, list | tuple):
+        raise InvalidField(
+            "steps", 'steps must be a list: ["Title", …] or [{"title": …, "details": …}, …].'
+        )
+    if len(steps) > max_steps:
+        raise InvalidField("steps", f"{what} has at most {max_steps} steps; got {len(steps)}.")
+    cleaned = []
+    for n, raw in enumerate(steps, 1):
+        item = {"title": raw} if isinstance(raw, str) else raw
+        if not isinstance(item, dict):
+            raise InvalidField("steps", f"Step {n} must be a title or {{title, details}}.")
+        unknown = sorted(set(item) - {"title", "details"})
+        if unknown:
+            raise InvalidField(
+                "steps", f"Step {n} has unknown keys {unknown}: use title and details."
+            )
+        title = " ".join(
+            checked_text(f"title of step {n}", item.get("title") or "", title_max).split()
+        )
+        if not title:
+            raise InvalidField("steps", f"Step {n} has no title: every step needs one.")
+        details = clean_details(f"details of step {n}", item.get("details"), details_max)
+        cleaned.append(StepIn(title=title, details=details))
+    return cleaned
