@@ -13,6 +13,7 @@ urlpatterns = [
     path("events", live.events_view, name="events"),
     path("api/stats", views.api_stats, name="api_stats"),
     path("static/<path:path>", static.serve_static, name="static"),
+    path("", include("reviews.file_urls")),
     path("", include("relaybay_site.settings_pages")),
 ]
 

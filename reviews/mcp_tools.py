@@ -16,7 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, BeforeValidator, Field
 
 from relaybay_site.mcp import call_service
-from reviews import render_md, selectors, services
+from reviews import mcp_files, render_md, selectors, services
 from tasks.mcp_params import (
     READ,
     WRITE,
@@ -183,3 +183,4 @@ def register(server: MCPServer) -> None:
             annotations=hints,
             structured_output=False,
         )
+    mcp_files.register(server)

@@ -42,3 +42,40 @@ class ReviewStep(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task_id}:{self.position} {self.title}"
+
+
+CAPTION_MAX = 2000  # markdown
+
+
+class Attachment(models.Model):
+    """A screenshot on a task, optionally on one step of its Owner check (§1 Screenshots).
+
+    The file lives at <data dir>/attachments/<project>/<task key>/<stored_name>; the name the
+    agent gave is display only and never used on disk.
+    """
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="attachments")
+    step = models.ForeignKey(
+        ReviewStep,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="attachments",
+    )
+    stored_name = models.CharField(max_length=100, unique=True)  # <32 hex>.<ext>
+    original_name = models.CharField(max_length=255, blank=True, default="")
+    content_type = models.CharField(max_length=50)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    caption = models.TextField(blank=True, default="")
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["task_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "sha256"], name="attachment_task_sha256"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id}:{self.id} {self.original_name or self.stored_name}"

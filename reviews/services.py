@@ -287,3 +287,20 @@ def review_step_decide(
             changed=("status",) if target else (),
             notes=written.notes,
         )
+
+
+# The screenshot services live in reviews.attachments; the tools find them here by name.
+from reviews.attachments import (  # noqa: E402
+    attach_file,
+    attachment_caption,
+    attachment_remove,
+)
+
+__all__ = [
+    "attach_file",
+    "attachment_caption",
+    "attachment_remove",
+    "review_step_decide",
+    "review_step_update",
+    "review_steps_set",
+]

@@ -219,6 +219,13 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "review.step_removed": _review_step("removed"),
     "review.step_accepted": _review_step("accepted"),
     "review.step_rejected": _review_step("rejected"),
+    "attachment.added": lambda p: (
+        f"screenshot #{p.get('attachment_id')} attached"
+        + (f" to step {p['step']}" if p.get("step") else "")
+        + (f": {p['original_name']}" if p.get("original_name") else "")
+    ),
+    "attachment.updated": lambda p: f"screenshot #{p.get('attachment_id')} caption changed",
+    "attachment.removed": lambda p: f"screenshot #{p.get('attachment_id')} removed",
 }
 
 

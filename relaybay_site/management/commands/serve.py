@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -102,6 +103,7 @@ class Command(BaseCommand):
         if warning := bind_warning(cfg):
             self.stderr.write(warning)
         self._migrate()
+        import_module("reviews.attachments").sweep_orphans()  # files a crash left (§9.10)
         if not options.get("skip_checks"):
             self.check()
         token = current_token()

@@ -1,0 +1,265 @@
+"""The one write path of screenshots (§1 Screenshots (attachments), §9.10).
+
+- attach_file: check the file (reviews.files), store it once per task and SHA-256, row;
+- attachment_caption: change a screenshot's caption;
+- attachment_remove: the board removes one; its file goes after commit;
+- sweep_orphans: at start, delete what under attachments/ no row names (left by a crash).
+
+A file is written (temp + rename) before its row commits; if the transaction fails it is
+removed again. A removed row's file is deleted only after the commit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from relaybay_site.errors import InvalidField, NotFound
+from reviews import files
+from reviews.models import CAPTION_MAX, Attachment, ReviewStep
+from tasks.events import EventKind, record_event
+from tasks.models import Task
+from tasks.selectors import get_task
+from tasks.services import Outcome
+from tasks.steps import checked_text
+
+log = logging.getLogger(__name__)
+
+
+def attachments_root() -> Path:
+    return Path(settings.RELAYBAY.home_path) / "attachments"
+
+
+def file_path(attachment: Attachment) -> Path:
+    task = attachment.task
+    return attachments_root() / task.project.slug / task.key / attachment.stored_name
+
+
+def _caption(value: object) -> str:
+    text = checked_text("caption", value or "", CAPTION_MAX).strip()
+    return "" if text == "-" else text
+
+
+def _read(
+    task: Task, path: str | None, content_base64: str | None, content: bytes | None
+) -> tuple[bytes, str]:
+    if sum(1 for given in (path, content_base64, content) if given) != 1:
+        raise InvalidField(
+            "path", "Give either path (an absolute file path) or content_base64, not both."
+        )
+    if path:
+        return files.read_path(path, task.project.repo_path), files.display_name(path)
+    if content is not None:  # the board's paste: raw bytes, the same limit
+        if len(content) > files.file_limit():
+            raise files.too_big(len(content), files.file_limit(), "The file")
+        return bytes(content), ""
+    return files.decode_base64(content_base64 or ""), ""
+
+
+def _write(folder: Path, name: str, data: bytes) -> Path:
+    """Write `data` to folder/name atomically: a temp file in the same folder, renamed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / name
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return final
+
+
+def _where(attachment: Attachment) -> str:
+    step = attachment.step
+    return f"step {step.position}" if step is not None else "the task"
+
+
+def attach_file(
+    *,
+    key: str,
+    actor: str,
+    path: str | None = None,
+    content_base64: str | None = None,
+    content: bytes | None = None,
+    step: int | str | None = None,
+    caption: str | None = None,
+) -> Outcome[Attachment]:
+    """Attach a screenshot to task `key` (or to step `step` of its Owner check).
+
+    Exactly one of path / content_base64 / content (raw bytes: the board's paste). The
+    content decides: PNG, JPEG, WebP or GIF only; at most attachments_max_mb per file and
+    attachments_task_max_mb per task. The same SHA-256 on the same task is stored once:
+    attaching it again reuses it (a note names where it is). Event attachment.added
+    {attachment_id, step, caption, original_name}. Raises NotFound (task, step),
+    InvalidField (file, path, limits).
+    """
+    task = get_task(key)
+    text = _caption(caption) if caption is not None else ""
+    data, original = _read(task, path, content_base64, content)
+    kind = files.image_kind(data)
+    digest = hashlib.sha256(data).hexdigest()
+    written: Path | None = None
+    try:
+        with transaction.atomic():
+            task = get_task(key)
+            found: ReviewStep | None = _step(task, step) if step is not None else None
+            same = Attachment.objects.select_related("step").filter(task=task, sha256=digest)
+            if existing := same.first():
+                note = (
+                    f"Already attached: attachment #{existing.id} on {_where(existing)} of "
+                    f"{task.key} has the same content; it is reused."
+                )
+                return Outcome(obj=existing, notes=(note,))
+            used = Attachment.objects.filter(task=task).aggregate(n=Sum("size"))["n"] or 0
+            if used + len(data) > files.task_limit():
+                raise files.too_big(used + len(data), files.task_limit(), f"{task.key} with it")
+            name = f"{secrets.token_hex(16)}.{kind.ext}"
+            folder = attachments_root() / task.project.slug / task.key
+            written = _write(folder, name, data)
+            attachment = Attachment(
+                task=task,
+                step=found,
+                stored_name=name,
+                original_name=original,
+                content_type=kind.content_type,
+                size=len(data),
+                sha256=digest,
+                caption=text,
+                created_by=actor,
+                created_at=timezone.now(),
+            )
+            attachment.save(force_insert=True)
+            payload = {
+                "attachment_id": attachment.id,
+                "step": found.position if found else None,
+                "caption": text,
+                "original_name": original,
+            }
+            _event(EventKind.ATTACHMENT_ADDED, task, actor, payload)
+            return Outcome(obj=attachment, created=True, changed=("attachment",))
+    except BaseException:
+        if written is not None:
+            _unlink(written)
+        raise
+
+
+def _step(task: Task, step: int | str) -> ReviewStep:
+    from reviews.services import _find_step  # reviews.services re-exports this module
+
+    return _find_step(task, step)
+
+
+def _find(attachment: int | str) -> Attachment:
+    text = str(attachment).strip().lstrip("#") if isinstance(attachment, int | str) else ""
+    if isinstance(attachment, bool) or not text.isdigit():
+        raise InvalidField("attachment", f"attachment is its number (#12), not {attachment!r}.")
+    found = Attachment.objects.select_related("task__project", "step").filter(id=int(text)).first()
+    if found is None:
+        raise NotFound(f"No attachment #{text}.")
+    return found
+
+
+def attachment_caption(*, attachment: int | str, caption: str, actor: str) -> Outcome[Attachment]:
+    """Change the caption (markdown) of `attachment`; "-" or "" clears it.
+
+    Event attachment.updated {attachment_id, caption}. Raises NotFound, InvalidField.
+    """
+    text = _caption(caption)
+    with transaction.atomic():
+        found = _find(attachment)
+        if found.caption == text:
+            note = f"Nothing changed: attachment #{found.id} already has this caption."
+            return Outcome(obj=found, notes=(note,))
+        found.caption = text
+        found.save(update_fields=["caption"])
+        payload = {"attachment_id": found.id, "caption": text}
+        _event(EventKind.ATTACHMENT_UPDATED, found.task, actor, payload)
+        return Outcome(obj=found, changed=("caption",))
+
+
+def attachment_remove(*, attachment: int | str, actor: str) -> Outcome[Attachment]:
+    """Remove `attachment` (the board); its file is deleted after the commit.
+
+    Event attachment.removed {attachment_id}. Raises NotFound.
+    """
+    with transaction.atomic():
+        found = _find(attachment)
+        where = file_path(found)
+        number = found.id
+        _event(EventKind.ATTACHMENT_REMOVED, found.task, actor, {"attachment_id": number})
+        found.delete()
+        transaction.on_commit(lambda: _unlink(where))
+        found.id = number
+        return Outcome(obj=found, changed=("removed",))
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        log.warning("could not delete %s", path, exc_info=True)
+
+
+def _event(kind: EventKind, task: Task, actor: str, payload: dict[str, Any]) -> None:
+    record_event(kind, project=task.project, task=task, actor=actor, payload=payload)
+
+
+def sweep_orphans() -> int:
+    """Delete every file and folder under attachments/ that no row names; the count.
+
+    Called at every start (relaybay serve, after migrations): a crash between writing a
+    file and committing its row, or a rolled-back outer transaction, leaves such files.
+    """
+    root = attachments_root()
+    if root.is_symlink() or not root.is_dir():  # never sweep through a link
+        return 0
+    kept = {
+        os.path.join(slug, key, name)
+        for slug, key, name in Attachment.objects.values_list(
+            "task__project__slug", "task__key", "stored_name"
+        )
+    }
+    removed = 0
+    for here, dirs, names in os.walk(root, topdown=False, followlinks=False):
+        rel = os.path.relpath(here, root)
+        for name in names:
+            if os.path.normpath(os.path.join(rel, name)) not in kept:
+                removed += _remove(os.path.join(here, name))
+        for name in dirs:
+            full = os.path.join(here, name)
+            if os.path.islink(full):
+                removed += _remove(full)
+            else:
+                with contextlib.suppress(OSError):
+                    os.rmdir(full)  # only succeeds when nothing kept is left inside
+                    removed += 1
+    return removed
+
+
+def _remove(path: str) -> int:
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        log.warning("could not delete %s", path, exc_info=True)
+        return 0
+    return 1

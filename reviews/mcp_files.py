@@ -1,0 +1,155 @@
+"""MCP adapters of screenshots (§1 Screenshots, §3 Review group): attach_file and
+attachment_caption.
+
+Same shape as reviews.mcp_tools: each tool is `async def` and makes exactly one
+`call_service` hop. The file checks and storage live in reviews.files and
+reviews.attachments; removing a screenshot is the owner's, on the board.
+"""
+
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import BeforeValidator, Field
+
+from relaybay_site.mcp import call_service
+from reviews import services
+from reviews.models import Attachment
+from tasks.mcp_params import (
+    WRITE,
+    HookSession,
+    Session,
+    SessionTitle,
+    TaskKey,
+    caller_of,
+    optional,
+    step_number,
+)
+from tasks.selectors import get_task
+
+StepOf = Annotated[
+    int | None,
+    BeforeValidator(lambda v: None if v in ("", None) else step_number(v)),
+    Field(
+        description="The Owner check step it shows (1, 2, … as review_get shows); "
+        "left out: the task itself."
+    ),
+]
+AttachmentId = Annotated[
+    int,
+    BeforeValidator(lambda v: v.strip().lstrip("#") if isinstance(v, str) else v),
+    Field(description="The attachment's number, as attach_file answered (#12 or 12)."),
+]
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MB" if n >= 1024 * 1024 else f"{max(1, round(n / 1024))} KB"
+
+
+def _line(found: Attachment) -> str:
+    where = f"step {found.step.position}" if found.step is not None else "the task"
+    name = f" ({found.original_name})" if found.original_name else ""
+    return (
+        f"Attachment #{found.id}{name} on {where} of {found.task.key}: "
+        f"{found.content_type}, {_size(found.size)}."
+    )
+
+
+def _with(head: str, notes: tuple[str, ...] | list[str]) -> str:
+    return "\n".join([head, *(f"- {n}" for n in notes)]) if notes else head
+
+
+# --- the sync halves ------------------------------------------------------------------------
+
+
+def _attach(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
+    get_task(task)
+    caller = caller_of(who, task)
+    outcome = services.attach_file(key=task, actor=caller.name, **values)
+    if not outcome.created:
+        return _with(outcome.notes[0], [_line(outcome.obj), *caller.notes])
+    return _with(_line(outcome.obj).replace(":", " attached:", 1), caller.notes)
+
+
+def _caption_as(attachment: int, caption: str, who: tuple[str, str, str]) -> str:
+    key = Attachment.objects.filter(id=attachment).values_list("task__key", flat=True).first()
+    caller = caller_of(who, key)
+    outcome = services.attachment_caption(attachment=attachment, caption=caption, actor=caller.name)
+    if not outcome.changed:
+        return _with(outcome.notes[0], caller.notes)
+    head = f"Caption of attachment #{outcome.obj.id} on {outcome.obj.task.key} written."
+    return _with(head, caller.notes)
+
+
+# --- tools ---------------------------------------------------------------------------------
+
+
+async def attach_file(
+    task: TaskKey,
+    path: optional(
+        "Absolute path of the screenshot, inside the project's repo, the temp folder or "
+        "attachment_roots. Network shares are refused."
+    ) = None,
+    content_base64: optional("The file's bytes in base64, instead of path.") = None,
+    step: StepOf = None,
+    caption: optional("What the screenshot shows (markdown).") = None,
+    session: Session = "",
+    session_title: SessionTitle = "",
+    hook_session: HookSession = "",
+) -> str:
+    """Attach a screenshot (PNG, JPEG, WebP or GIF) to a task or to one step of its Owner
+    check, so the owner sees it on the board.
+
+    Give either path or content_base64. The content decides the format, not the name; at
+    most 10 MB per file and 200 MB per task by default (attachments_max_mb,
+    attachments_task_max_mb).
+    The same image on the same task is kept once: attaching it again answers with the
+    existing one and the step it is on.
+
+    Returns:
+        "Attachment #<id> (<name>) on step <n> of <key> attached: image/png, 34 KB." or
+        "Already attached: attachment #<id> on step <n> of <key> …".
+    Errors:
+        - Unknown task or step; not an image of these formats; over a size limit;
+          a relative, share or device path, or a path outside the allowed folders.
+    """
+    values = {"path": path, "content_base64": content_base64, "step": step, "caption": caption}
+    who = (session, session_title, hook_session)
+    return await call_service(_attach, task, values, who)
+
+
+async def attachment_caption(
+    attachment: AttachmentId,
+    caption: Annotated[str, Field(description='The new caption (markdown); "-" clears it.')],
+    session: Session = "",
+    session_title: SessionTitle = "",
+    hook_session: HookSession = "",
+) -> str:
+    """Change the caption of a screenshot attach_file stored.
+
+    Returns:
+        "Caption of attachment #<id> on <key> written." or "Nothing changed: …".
+    Errors:
+        - Unknown attachment; a caption over 2000 characters.
+    """
+    who = (session, session_title, hook_session)
+    return await call_service(_caption_as, attachment, caption, who)
+
+
+_TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+    (attach_file, WRITE),
+    (attachment_caption, WRITE),
+]
+
+
+def register(server: MCPServer) -> None:
+    """Add the screenshot tools to the MCP server (called by reviews.mcp_tools.register)."""
+    for fn, hints in _TOOLS:
+        server.add_tool(
+            fn,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=hints,
+            structured_output=False,
+        )
