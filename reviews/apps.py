@@ -11,3 +11,7 @@ class ReviewsConfig(AppConfig):
         from reviews.extensions import register
 
         register()
+        # The Review tab of the task dialog (a section on the task page).
+        from reviews.panels import register as register_panels
+
+        register_panels()
