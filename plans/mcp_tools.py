@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, Field
 
 from plans import render_md, selectors, services
 from relaybay_site.mcp import call_service
@@ -23,8 +23,8 @@ from tasks.mcp_params import (
     TaskKey,
     caller_of,
     optional,
-    step_list,
-    step_number,
+    step_number_param,
+    steps_param,
 )
 from tasks.selectors import get_task
 
@@ -40,19 +40,12 @@ class StepInput(BaseModel):
     ] = None
 
 
-Steps = Annotated[
-    list[StepInput | str],
-    BeforeValidator(step_list),
-    Field(
-        description='The whole plan in order: titles ["Write the model", …] or objects '
-        '[{"title": "Write the model", "details": "why …"}]. [] removes the plan.'
-    ),
-]
-StepNumber = Annotated[
-    int,
-    BeforeValidator(step_number),
-    Field(description="The step's number as plan_get shows it (1, 2, …)."),
-]
+Steps = steps_param(
+    StepInput,
+    'The whole plan in order: titles ["Write the model", …] or objects '
+    '[{"title": "Write the model", "details": "why …"}]. [] removes the plan.',
+)
+StepNumber = step_number_param("plan_get")
 
 
 # --- the sync halves ------------------------------------------------------------------------

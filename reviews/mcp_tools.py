@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, Field
 
 from relaybay_site.mcp import call_service
 from reviews import mcp_files, render_md, selectors, services
@@ -26,8 +26,8 @@ from tasks.mcp_params import (
     TaskKey,
     caller_of,
     optional,
-    step_list,
-    step_number,
+    step_number_param,
+    steps_param,
 )
 from tasks.selectors import get_task
 
@@ -43,19 +43,12 @@ class StepInput(BaseModel):
     ] = None
 
 
-Steps = Annotated[
-    list[StepInput | str],
-    BeforeValidator(step_list),
-    Field(
-        description='The whole checklist in order: titles ["Login with 2FA", …] or objects '
-        '[{"title": "Login with 2FA", "details": "Open /login, …"}]. [] removes it.'
-    ),
-]
-StepNumber = Annotated[
-    int,
-    BeforeValidator(step_number),
-    Field(description="The step's number as review_get shows it (1, 2, …)."),
-]
+Steps = steps_param(
+    StepInput,
+    'The whole checklist in order: titles ["Login with 2FA", …] or objects '
+    '[{"title": "Login with 2FA", "details": "Open /login, …"}]. [] removes it.',
+)
+StepNumber = step_number_param("review_get")
 
 
 # --- the sync halves ------------------------------------------------------------------------

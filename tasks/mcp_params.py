@@ -12,7 +12,7 @@ import json
 from typing import Annotated, Any
 
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from tasks.extensions import Caller, resolve_caller
 
@@ -68,3 +68,17 @@ def step_list(value: Any) -> Any:
 def step_number(value: Any) -> Any:
     """A step number as a model may send it: 2, "2" or "#2"."""
     return value.strip().lstrip("#") if isinstance(value, str) else value
+
+
+def steps_param(item: type, description: str) -> Any:
+    """A whole ordered step list: objects of `item`, plain titles, or that list as JSON."""
+    return Annotated[list[item | str], BeforeValidator(step_list), Field(description=description)]
+
+
+def step_number_param(read_tool: str) -> Any:
+    """One step by its number, as the read tool shows it."""
+    return Annotated[
+        int,
+        BeforeValidator(step_number),
+        Field(description=f"The step's number as {read_tool} shows it (1, 2, …)."),
+    ]
