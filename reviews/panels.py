@@ -2,7 +2,7 @@
 
 Registered in reviews.apps.ready() through tasks.extensions.register_task_panels; tasks
 never imports this module. Every value here is ready for the template, which only loops
-and branches. One query whatever the checklist holds: the steps.
+and branches. Two queries whatever the checklist holds: the steps and the task's screenshots.
 """
 
 from __future__ import annotations
@@ -15,13 +15,24 @@ from django.utils import timezone
 from relaybay_site import tokens
 from relaybay_site.security import current_token
 from reviews import selectors
-from reviews.models import ACCEPTED, ReviewStep
+from reviews.models import ACCEPTED, Attachment, ReviewStep
 from tasks.extensions import TaskPanel, register_task_panels
 from tasks.models import Task
 from tasks.selectors.task_page import Stamp, stamp
 
 PANEL_ID = "review"
 PANEL_TEMPLATE = "reviews/partials/review_panel.html"
+
+
+@dataclass(frozen=True)
+class ShotView:
+    """One screenshot as a thumbnail: its file, caption (markdown) and confirmed Remove."""
+
+    id: int
+    url: str  # GET /files/<id>
+    caption: str
+    remove_url: str
+    number: int  # 1-based across the task's screenshots (the viewer's "3 / 7")
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,8 @@ class StepView:
     decided_by: str
     decided: Stamp | None
     decide_url: str
+    paste_url: str = ""
+    shots: tuple[ShotView, ...] = ()
 
     @property
     def is_accepted(self) -> bool:
@@ -46,6 +59,8 @@ class ReviewPanel:
     all_accepted: bool
     rejected: int
     steps: list[StepView]
+    other_shots: tuple[ShotView, ...] = ()  # screenshots of no step ("Other screenshots")
+    shot_total: int = 0
     error: str = ""
     error_step: int = 0  # the step whose form the error is about (its comment is kept)
     kept_comment: str = ""
@@ -55,7 +70,17 @@ def decide_url(task: Task, position: int) -> str:
     return f"/p/{task.project.slug}/t/{task.key}/review/{position}/decide"
 
 
-def _step_view(task: Task, step: ReviewStep, now: Any) -> StepView:
+def paste_url(task: Task, position: int) -> str:
+    return f"/p/{task.project.slug}/t/{task.key}/review/{position}/paste"
+
+
+def remove_url(task: Task, attachment_id: int) -> str:
+    return f"/p/{task.project.slug}/t/{task.key}/review/shot/{attachment_id}/remove"
+
+
+def _step_view(
+    task: Task, step: ReviewStep, now: Any, shots: tuple[ShotView, ...] = ()
+) -> StepView:
     return StepView(
         position=step.position,
         title=step.title,
@@ -64,7 +89,42 @@ def _step_view(task: Task, step: ReviewStep, now: Any) -> StepView:
         decided_by=step.decided_by,
         decided=stamp(step.decided_at, now),
         decide_url=decide_url(task, step.position),
+        paste_url=paste_url(task, step.position),
+        shots=shots,
     )
+
+
+def _shots(
+    task: Task, steps: list[ReviewStep]
+) -> tuple[dict[int, tuple[ShotView, ...]], tuple[ShotView, ...], int]:
+    """The task's screenshots grouped by step (in step order), then those of no step,
+    numbered across the task in that order. One query."""
+    rows = list(Attachment.objects.filter(task=task).order_by("id"))
+    by_step: dict[int, list[Attachment]] = {}
+    for row in rows:
+        by_step.setdefault(row.step_id or 0, [])
+        by_step[row.step_id or 0].append(row)
+    known = {s.id for s in steps}
+    ordered = [(s.id, by_step.get(s.id, [])) for s in steps]
+    other = [a for sid, items in by_step.items() if sid not in known for a in items]
+    number = 0
+    grouped: dict[int, tuple[ShotView, ...]] = {}
+    for sid, items in [*ordered, (0, sorted(other, key=lambda a: a.id))]:
+        views = []
+        for a in items:
+            number += 1
+            views.append(
+                ShotView(
+                    id=a.id,
+                    url=f"/files/{a.id}",
+                    caption=a.caption,
+                    remove_url=remove_url(task, a.id),
+                    number=number,
+                )
+            )
+        grouped[sid] = tuple(views)
+    others = grouped.pop(0, ())
+    return grouped, others, number
 
 
 def review_panel(
@@ -73,12 +133,15 @@ def review_panel(
     now = timezone.now()
     steps = selectors.review_steps(task)
     summary = selectors.summarize(steps)
+    grouped, others, total = _shots(task, steps)
     return ReviewPanel(
         key=task.key,
         counts_text=summary.counts_text,
         all_accepted=summary.all_accepted,
         rejected=summary.rejected,
-        steps=[_step_view(task, s, now) for s in steps],
+        steps=[_step_view(task, s, now, grouped.get(s.id, ())) for s in steps],
+        other_shots=others,
+        shot_total=total,
         error=error,
         error_step=error_step,
         kept_comment=kept_comment,

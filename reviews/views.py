@@ -10,6 +10,12 @@ Route: `POST /p/<slug>/t/<key>/review/<step>/decide` with either `toggle` (the A
 checkbox: `accepted` checked accepts, unchecked reopens) or `decision` (accept / reject /
 comment, the comment box's buttons) and `comment` — htmx gets the re-rendered panel, a
 plain form post a 303 to the task page.
+
+Screenshots (§2 Review tab): `POST /p/<slug>/t/<key>/review/shot/<id>/remove` (the
+thumbnail's confirmed Remove, through reviews.attachments.attachment_remove) and
+`POST /p/<slug>/t/<key>/review/<step>/paste` (Ctrl+V: the raw image as the body, the CSRF
+token in X-Relaybay-CSRF; attach_file with content=…, so the same checks; 413 above
+attachments_max_mb). Both board-only, actor owner, answering the re-rendered panel.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from django.views.decorators.http import require_POST
 from relaybay_site import actor
 from relaybay_site.errors import DomainError, NotFound
 from relaybay_site.security import forbidden
-from reviews import panels, services
+from reviews import attachments, files, panels, services
+from reviews.models import Attachment
 from tasks.models import Task
 from tasks.selectors.task_page import task_in_project
 
@@ -39,6 +46,13 @@ def _panel(task: Task, error: str = "", step: int = 0, comment: str = "") -> Htt
 
 def _text(message: str, status: int) -> HttpResponse:
     return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
+
+
+SHOT_BEARER_REFUSAL = (
+    "Refused: screenshots are removed and pasted by the owner on the board (cookie and "
+    "CSRF), not with the Bearer token. Agents attach them with attach_file."
+)
+READ_CHUNK = 64 * 1024
 
 
 def _decision(request: HttpRequest) -> str:
@@ -72,4 +86,65 @@ def review_step_decide(request: HttpRequest, slug: str, key: str, step: int) -> 
         return _panel(task, str(exc), step, comment)
     if not request.htmx:
         return HttpResponseRedirect(f"/t/{task.key}#review-step-{task.key}-{step}", status=303)
+    return _panel(task)
+
+
+@require_POST
+def review_shot_remove(request: HttpRequest, slug: str, key: str, attachment: int) -> HttpResponse:
+    """The thumbnail's confirmed Remove: delete one screenshot of this task."""
+    if getattr(request, "auth_kind", None) != "cookie":
+        return forbidden(SHOT_BEARER_REFUSAL)
+    try:
+        task = task_in_project(slug, key)
+    except NotFound as exc:
+        return _text(str(exc), 404)
+    if not Attachment.objects.filter(id=attachment, task=task).exists():
+        if request.htmx:  # removed meanwhile (another tab): show what is there now
+            return _panel(task)
+        return _text(f"{task.key} has no screenshot #{attachment}.", 404)
+    attachments.attachment_remove(attachment=attachment, actor=actor.OWNER)
+    if not request.htmx:
+        return HttpResponseRedirect(f"/t/{task.key}#review-panel-{task.key}", status=303)
+    return _panel(task)
+
+
+def _read_body(request: HttpRequest, limit: int) -> bytes | None:
+    """The raw body, or None when it is over `limit` (read no further than limit + 1)."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = request.read(min(READ_CHUNK, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return None if size > limit else b"".join(chunks)
+
+
+@require_POST
+def review_step_paste(request: HttpRequest, slug: str, key: str, step: int) -> HttpResponse:
+    """Ctrl+V in a step: the raw image becomes a screenshot of that step (attach_file)."""
+    if getattr(request, "auth_kind", None) != "cookie":
+        return forbidden(SHOT_BEARER_REFUSAL)
+    try:
+        task = task_in_project(slug, key)
+    except NotFound as exc:
+        return _text(str(exc), 404)
+    limit = files.file_limit()
+    data = _read_body(request, limit)
+    if data is None:
+        size = int(request.META.get("CONTENT_LENGTH") or limit + 1)
+        return _text(str(files.too_big(size, limit, "The file")), 413)
+    if not data:
+        return _text("The pasted image is empty: nothing was attached.", 400)
+    try:
+        attachments.attach_file(key=task.key, actor=actor.OWNER, content=data, step=step)
+    except DomainError as exc:
+        return _text(str(exc), 404 if isinstance(exc, NotFound) else 400)
     return _panel(task)
