@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.stamp-run
 TEST_STAMP := $(VENV)/.stamp-test
 
-.PHONY: run test lint format docs bench wheel clean check-python
+.PHONY: run demo test lint format docs bench wheel clean check-python
 
 check-python:
 	@if [ -z "$(PYTHON)" ]; then echo "relaybay needs Python >= 3.12 (python3.13 or python3.12 on PATH)." >&2; exit 1; fi
@@ -29,6 +29,9 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 
 run: $(RUN_STAMP)
 	$(BIN)/relaybay serve
+
+demo: $(RUN_STAMP)
+	$(BIN)/relaybay demo --home .demo --force && $(BIN)/relaybay serve --home .demo
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -1,0 +1,177 @@
+"""`relaybay demo`: the seeded workspace (§5), the refusal, --force and serving the result."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.support.server import RelaybayServer, run_cli
+
+DB = "relaybay.sqlite"
+
+
+def rows(home: Path, sql: str) -> list[tuple]:
+    with contextlib.closing(sqlite3.connect(home / DB)) as con:
+        return con.execute(sql).fetchall()
+
+
+def one(home: Path, sql: str):  # type: ignore[no-untyped-def]
+    return rows(home, sql)[0][0]
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("demo")
+    result = run_cli("demo", "--home", str(home))
+    assert result.returncode == 0, result.stderr
+    assert "11 tasks" in result.stdout
+    return home
+
+
+def test_projects_and_tasks(seeded: Path) -> None:
+    assert rows(seeded, "SELECT slug, repo_path FROM tasks_project ORDER BY slug") == [
+        ("acme-shop", "/home/dev/acme-shop"),
+        ("demo-api", ""),
+    ]
+    tasks = rows(seeded, "SELECT stage, description, progress FROM tasks_task")
+    assert len(tasks) == 11
+    assert {t[0] for t in tasks} == {"plan", "dev", "review", "test", "live", "done"}
+    assert all(t[1] and t[2] for t in tasks)
+    assert one(seeded, "SELECT COUNT(DISTINCT task_id) FROM tasks_report") == 11
+    assert one(seeded, "SELECT COUNT(*) FROM tasks_task WHERE version > 1") == 11
+
+
+def test_tracker_stale_next_step_and_decision(seeded: Path) -> None:
+    tracked = rows(seeded, "SELECT stage, tracker_logged FROM tasks_task WHERE tracker_ref != ''")
+    assert len(tracked) >= 2
+    assert [t for t in tracked if t[1]] == [("done", 1)]
+    stale = rows(
+        seeded,
+        "SELECT key FROM tasks_task WHERE next_step != '' AND next_step_at < stage_changed_at",
+    )
+    assert len(stale) == 1
+    assert one(seeded, "SELECT COUNT(*) FROM tasks_decision") == 1
+    assert one(seeded, "SELECT COUNT(*) FROM tasks_event WHERE kind = 'decision.added'") == 1
+
+
+def _bound_task(home: Path, session_id: int) -> tuple:
+    return rows(
+        home,
+        "SELECT t.stage, t.size, t.plan_status FROM agent_sessions_taskbinding b "
+        "JOIN tasks_task t ON t.id = b.task_id "
+        f"WHERE b.session_id = {session_id} AND b.unbound_at IS NULL",
+    )[0]
+
+
+def test_desktop_session_is_working_on_a_dev_task(seeded: Path) -> None:
+    [(sid, desktop_id, exact, status)] = rows(
+        seeded,
+        "SELECT id, desktop_id, cc_exact, hook_status FROM agent_sessions_session "
+        "WHERE kind = 'desktop'",
+    )
+    assert re.fullmatch(r"local_[0-9a-f-]{36}", desktop_id)
+    assert (exact, status) == (1, "working")
+    assert _bound_task(seeded, sid)[0] == "dev"
+
+
+def test_review_task_checklist_screenshots_and_exact_link(seeded: Path) -> None:
+    [(sid, link)] = rows(
+        seeded,
+        "SELECT id, cc_link FROM agent_sessions_session "
+        "WHERE cc_session_id = 'demo-review-hook-session' AND cc_exact = 1",
+    )
+    assert link == "agent"
+    assert _bound_task(seeded, sid)[0] == "review"
+    [task_id] = rows(seeded, "SELECT id FROM tasks_task WHERE stage = 'review'")[0]
+    assert one(seeded, f"SELECT COUNT(*) FROM reviews_reviewstep WHERE task_id = {task_id}") == 3
+    files = rows(
+        seeded,
+        f"SELECT content_type, task_id FROM reviews_attachment WHERE task_id = {task_id}",
+    )
+    assert [f[0] for f in files] == ["image/png", "image/png"]
+    stored = list((seeded / "attachments").rglob("*.png"))
+    assert len(stored) == 2
+    assert all(p.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") for p in stored)
+
+
+def test_accepted_plan_step_states(seeded: Path) -> None:
+    [(task_id, stage, size)] = rows(
+        seeded, "SELECT id, stage, size FROM tasks_task WHERE plan_status = 'accepted'"
+    )
+    assert (stage, size) == ("dev", "M")
+    steps = rows(
+        seeded,
+        "SELECT status, conformance, link FROM plans_planstep "
+        f"WHERE task_id = {task_id} ORDER BY position",
+    )
+    assert [s[0] for s in steps] == ["done", "done", "in_progress", "pending"]
+    assert steps[0][1] == "as planned"
+    assert re.fullmatch(r"report:\d+", steps[0][2])
+    assert steps[1][1].startswith("deviation: ")
+
+
+def test_s_task_without_plan_has_a_three_item_todo(seeded: Path) -> None:
+    [(sid, link)] = rows(
+        seeded,
+        "SELECT id, cc_link FROM agent_sessions_session "
+        "WHERE cc_session_id = 'demo-todo-hook-session' AND cc_exact = 1",
+    )
+    assert link == "agent"
+    assert _bound_task(seeded, sid) == ("dev", "S", "none")
+    todo = rows(
+        seeded,
+        f"SELECT status FROM agent_sessions_sessiontodo WHERE session_id = {sid} ORDER BY position",
+    )
+    assert [t[0] for t in todo] == ["completed", "in_progress", "pending"]
+    assert one(seeded, "SELECT COUNT(*) FROM tasks_event WHERE kind = 'session.todo_updated'")
+
+
+def test_no_token_is_created(seeded: Path) -> None:
+    assert not (seeded / "token").exists()
+
+
+def test_home_is_required(tmp_path: Path) -> None:
+    result = run_cli("demo", home=tmp_path)
+    assert result.returncode != 0
+    assert "--home is required" in result.stderr
+    assert not (tmp_path / DB).exists()
+
+
+def test_a_database_with_work_is_refused_and_force_renames_it(tmp_path: Path) -> None:
+    assert run_cli("demo", "--home", str(tmp_path)).returncode == 0
+    before = (tmp_path / DB).read_bytes()
+    refused = run_cli("demo", "--home", str(tmp_path))
+    assert refused.returncode == 1
+    assert "--force" in refused.stderr
+    assert (tmp_path / DB).read_bytes() == before
+    (tmp_path / f"{DB}-wal").write_bytes(b"wal")
+    (tmp_path / f"{DB}-shm").write_bytes(b"shm")
+
+    forced = run_cli("demo", "--home", str(tmp_path), "--force")
+    assert forced.returncode == 0, forced.stderr
+    [moved] = [
+        p for p in tmp_path.iterdir() if re.fullmatch(rf"{DB}\.before-demo-\d{{8}}-\d{{6}}", p.name)
+    ]
+    assert moved.read_bytes() == before
+    assert Path(f"{moved}-wal").read_bytes() == b"wal"
+    assert Path(f"{moved}-shm").read_bytes() == b"shm"
+    assert one(tmp_path, "SELECT COUNT(*) FROM tasks_task") == 11
+    # the old database's screenshots go along, or the next start would sweep them
+    [old_files] = list(tmp_path.glob("attachments.before-demo-*"))
+    assert len(list(old_files.rglob("*.png"))) == 2
+    assert len(list((tmp_path / "attachments").rglob("*.png"))) == 2
+    assert not (tmp_path / "token").exists()
+
+
+def test_serve_serves_the_seeded_folder(seeded: Path) -> None:
+    assert not (seeded / "token").exists()
+    server = RelaybayServer(home=seeded).start()
+    try:
+        assert server.healthz()["status"] == "ok"
+    finally:
+        server.stop()
+    assert len(list((seeded / "attachments").rglob("*.png"))) == 2  # not swept as orphans
