@@ -17,7 +17,9 @@ COMMANDS = {
     "serve": "Start the server (board, /mcp, /hooks) on 127.0.0.1.",
     "token": "Print the `claude mcp add` line with the token; --rotate replaces the token.",
     "setup": "Show or write relaybay's hooks in Claude Code's settings (dry run by default).",
+    "doctor": "Check relaybay, the server and Claude Code's setup; writes nothing.",
     "hook": "Forward one Claude Code hook event (stdin) to the server; what setup's hooks run.",
+    "demo": "Seed a made-up workspace into a data folder (--home, --force) to look around.",
 }
 
 
@@ -83,6 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         load_config()
     except ConfigError as exc:
+        if rest[:1] == ["doctor"]:
+            # doctor reports invalid settings as a failed "settings" item (§5) instead of
+            # exit 2; Django's settings would not load, so it runs without Django.
+            from relaybay_site.management.commands.doctor import run_without_settings
+
+            return run_without_settings(rest[1:], exc)
         return _fail(str(exc))
     return _run(rest)
 

@@ -59,11 +59,23 @@ class Command(BaseCommand):
             metavar="FOLDER",
             help="Folder holding .claude/settings.json and .claude.json (default: your home).",
         )
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="Check the server, the hooks and the MCP registration; write nothing "
+            "(may create the token, like relaybay serve). Exit 1 when an item fails.",
+        )
+        parser.add_argument("--json", action="store_true", help="With --check: a JSON list.")
         add_setting_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         cfg = settings.RELAYBAY
         claude_home = Path(options["claude_home"] or Path.home()).expanduser()
+        if options["check"]:
+            self._check(cfg, claude_home, options)
+            return
+        if options["json"]:
+            self._refuse("--json goes with --check.")
         settings_path = claude_home / ".claude" / "settings.json"
         target = Target(
             base_url=cfg.base_url,
@@ -175,6 +187,19 @@ class Command(BaseCommand):
             "below (run relaybay token to print it with your token):"
         )
         self.stdout.write(mcp_add_command(base_url, "<token>"))
+
+    def _check(self, cfg: Any, claude_home: Path, options: dict[str, Any]) -> None:
+        """`--check`: one ok / FAIL line per item (or --json); exit 1 when one fails."""
+        from relaybay_site import tokens
+        from relaybay_site.setup import checks
+
+        if options["apply"] or options["remove"] or options["wake"] or options["no_wake"]:
+            self._refuse("--check writes nothing: it takes no --apply, --remove or --wake.")
+        token = tokens.ensure_token(cfg.home_path)
+        items = checks.check_items(cfg.base_url, token, claude_home)
+        self.stdout.write(checks.render(items, as_json=options["json"]))
+        if not all(item.ok for item in items):
+            raise SystemExit(1)
 
     def _refuse(self, message: str) -> None:
         self.stderr.write(f"relaybay setup: {message}")

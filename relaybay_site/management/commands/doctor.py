@@ -1,0 +1,172 @@
+"""`relaybay doctor`: what is installed and whether it fits together (§5 #spec-setup).
+
+Reads and never writes: it never creates the token and works with the server down. One
+`[ok]` / `[FAIL]` line per item, or --json (the shape of `setup --check --json`); exit 1
+when an item fails. Invalid settings are one failed "settings" item: relaybay.cli then
+calls `run_without_settings`, since Django's settings cannot load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import stat
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+from django.core.management.base import BaseCommand
+
+from relaybay import get_version
+from relaybay_site import tokens
+from relaybay_site.setup import checks, detect
+from relaybay_site.setup.checks import Item
+
+MIN_PYTHON = (3, 12)
+MIN_CLAUDE_VERSION = (2, 0, 0)
+DESKTOP_FOLDERS = (
+    Path(".config") / "Claude",
+    Path("Library") / "Application Support" / "Claude",
+    Path("AppData") / "Roaming" / "Claude",
+)
+
+
+class Command(BaseCommand):
+    help = "Check this machine's relaybay, server and Claude Code setup; writes nothing."
+    requires_system_checks: ClassVar[list[str]] = []
+
+    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+        _add_arguments(parser)
+        from relaybay_site.management.commands._flags import add_setting_flags
+
+        add_setting_flags(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from django.conf import settings
+
+        claude_home = Path(options["claude_home"] or Path.home()).expanduser()
+        items = doctor_items(settings.RELAYBAY, claude_home)
+        self.stdout.write(checks.render(items, as_json=options["json"]))
+        if not all(item.ok for item in items):
+            raise SystemExit(1)
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="A JSON list of {ok, name, detail}.")
+    parser.add_argument(
+        "--claude-home",
+        metavar="FOLDER",
+        help="Folder holding .claude/settings.json and .claude.json (default: your home).",
+    )
+
+
+def run_without_settings(argv: list[str], error: Exception) -> int:
+    """`relaybay doctor` when the settings are invalid (a ConfigError): the items that need
+    no settings, and the error as one failed "settings" item. Django is not started."""
+    from relaybay_site.config import FLAGS_ENV, default_home
+
+    parser = argparse.ArgumentParser(prog="relaybay doctor")
+    _add_arguments(parser)
+    options = parser.parse_args(argv)
+    flags = json.loads(os.environ.get(FLAGS_ENV) or "{}")
+    home_raw = flags.get("home") or os.environ.get("RELAYBAY_HOME")
+    home = Path(home_raw).expanduser() if home_raw else default_home()
+    claude_home = Path(options.claude_home or Path.home()).expanduser()
+    items = [*local_items(home, claude_home), Item(False, "settings", str(error))]
+    sys.stdout.write(checks.render(items, as_json=options.json) + "\n")
+    return 1
+
+
+def doctor_items(cfg: Any, claude_home: Path) -> list[Item]:
+    from tasks.rules import effective_rules
+
+    home = cfg.home_path
+    items = local_items(home, claude_home)
+    token = _read_token(home)
+    health = checks.healthz(cfg.base_url) if token is not None else None
+    reached = health is not None or (token is not None and checks._listens(cfg.base_url))
+    items += checks.server_items(cfg.base_url, token, health, reached=reached)
+    items.append(checks.rules_item(effective_rules(cfg.rules, cfg.rules_mode).hash, health))
+    items += checks.claude_items(claude_home, cfg.base_url, token)
+    return items
+
+
+def _read_token(home: Path) -> str | None:
+    try:
+        return tokens.read_token(home)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def local_items(home: Path, claude_home: Path) -> list[Item]:
+    """relaybay, Python, OS, data folder, token file, Claude Code, desktop app."""
+    py = sys.version_info
+    python_ok = py[:2] >= MIN_PYTHON
+    return [
+        Item(True, "relaybay", f"{get_version()} ({sys.executable})"),
+        Item(
+            python_ok,
+            "Python",
+            f"{py.major}.{py.minor}.{py.micro}"
+            + ("" if python_ok else f"; relaybay needs {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer"),
+        ),
+        Item(True, "OS", platform.platform()),
+        _data_folder_item(home),
+        _token_item(home),
+        _claude_item(),
+        _desktop_item(claude_home),
+    ]
+
+
+def _data_folder_item(home: Path) -> Item:
+    name = "data folder"
+    if not home.is_dir():
+        return Item(False, name, f"{home} does not exist (relaybay serve creates it)")
+    config = "config.toml is there" if (home / "config.toml").is_file() else "no config.toml"
+    if not os.access(home, os.W_OK):
+        return Item(False, name, f"{home} is not writable; {config}")
+    return Item(True, name, f"{home} exists and is writable; {config}")
+
+
+def _token_item(home: Path) -> Item:
+    name = "token file"
+    path = tokens.token_path(home)
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return Item(False, name, f"{path} does not exist (relaybay serve creates it)")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Item(False, name, f"cannot read {path}: {exc}")
+    if not text:
+        return Item(False, name, f"{path} is empty")
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return Item(
+            False,
+            name,
+            f"{path} is readable by other users (mode {stat.S_IMODE(mode):o}); run chmod 600 on it",
+        )
+    return Item(True, name, f"{path} (token id {tokens.token_id(text)})")
+
+
+def _claude_item() -> Item:
+    name = "Claude Code"
+    claude = detect.detect_claude()
+    if claude.path is None:
+        return Item(False, name, "`claude` not found on PATH")
+    shown = detect.show_version(claude.version)
+    minimum = detect.show_version(MIN_CLAUDE_VERSION)
+    if claude.version is None or claude.version < MIN_CLAUDE_VERSION:
+        return Item(False, name, f"{claude.path} version {shown}; relaybay needs {minimum}")
+    return Item(True, name, f"{claude.path} version {shown}")
+
+
+def _desktop_item(claude_home: Path) -> Item:
+    for folder in DESKTOP_FOLDERS:
+        if (claude_home / folder).is_dir():
+            return Item(
+                True, "desktop app", f"Claude desktop app folder found: {claude_home / folder}"
+            )
+    return Item(True, "desktop app", "no Claude desktop app folder found (informational)")

@@ -1,0 +1,123 @@
+"""`relaybay setup --check [--json]` against a running server and with it down (§5)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.support.server import RelaybayServer, run_cli
+
+
+def write_profile(claude_home: Path, base_url: str | None = None) -> None:
+    (claude_home / ".claude").mkdir(parents=True, exist_ok=True)
+    if base_url is not None:
+        servers = {"relaybay": {"type": "http", "url": base_url + "/mcp"}}
+        (claude_home / ".claude.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+def apply_hooks(server: RelaybayServer, claude_home: Path, path: Path, *extra: str) -> None:
+    done = run_cli(
+        "setup", "--apply", "--port", str(server.port), "--claude-home", str(claude_home),
+        *extra, home=server.home, env={"PATH": f"{path}{os.pathsep}{os.environ['PATH']}"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def check(server_home: Path, port: int, claude_home: Path, path: Path, *extra: str):
+    done = run_cli(
+        "setup", "--check", "--json", "--port", str(port), "--claude-home", str(claude_home),
+        *extra, home=server_home, env={"PATH": f"{path}{os.pathsep}{os.environ['PATH']}"},
+    )  # fmt: skip
+    return done.returncode, {i["name"]: i for i in json.loads(done.stdout)}, done
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    srv = RelaybayServer(home=tmp_path / "data").start()
+    yield srv
+    srv.stop()
+
+
+def test_check_passes_with_server_hooks_and_mcp(tmp_path, server, fake_claude) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    bin_dir = fake_claude("2.1.332 (Claude Code)")
+    apply_hooks(server, claude_home, bin_dir, "--wake")
+    code, items, done = check(server.home, server.port, claude_home, bin_dir)
+    assert code == 0, done.stdout
+    assert all(i["ok"] for i in items.values()), items
+    assert "same token" in items["relaybay server"]["detail"]
+    assert items["MCP with the token"]["ok"]
+    assert items["hook endpoint"]["ok"]
+    assert "all 7 events" in items["hooks in user settings"]["detail"]
+    assert "imports relaybay.hook_client" in items["command hook runs"]["detail"]
+    assert "2.1.309" in items["wake-up hook"]["detail"]
+    assert "asyncRewake" in items["wake-up hook"]["detail"]
+    assert items["MCP registered"]["ok"]
+
+
+def test_check_plain_lines_name_a_missing_event_and_no_wake_line(
+    tmp_path, server, fake_claude
+) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    bin_dir = fake_claude("2.1.332")
+    apply_hooks(server, claude_home, bin_dir)
+    settings_file = claude_home / ".claude" / "settings.json"
+    data = json.loads(settings_file.read_text())
+    del data["hooks"]["PostToolUse"]
+    settings_file.write_text(json.dumps(data))
+    done = run_cli(
+        "setup", "--check", "--port", str(server.port), "--claude-home", str(claude_home),
+        home=server.home, env={"PATH": str(bin_dir)},
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "[FAIL] hooks in user settings: some events are missing: PostToolUse" in done.stdout
+    assert "[ok] relaybay server:" in done.stdout
+    assert "wake-up hook" not in done.stdout
+
+
+def test_check_http_mode_needs_relaybay_token(tmp_path, server, fake_claude) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    bin_dir = fake_claude("2.1.332")
+    apply_hooks(server, claude_home, bin_dir, "--mode", "http")
+    code, items, _ = check(server.home, server.port, claude_home, bin_dir)
+    assert code == 1
+    assert not items["http hooks token"]["ok"]
+    assert "2.1.332" in items["SessionStart hook"]["detail"]
+    assert items["command hook runs"]["ok"]  # SessionStart stays the command hook
+    done = run_cli(
+        "setup", "--check", "--json", "--port", str(server.port), "--claude-home",
+        str(claude_home), home=server.home,
+        env={"PATH": str(bin_dir), "RELAYBAY_TOKEN": server.token},
+    )  # fmt: skip
+    items = {i["name"]: i for i in json.loads(done.stdout)}
+    assert items["http hooks token"]["ok"], items
+    assert done.returncode == 0, done.stdout
+
+
+def test_check_with_the_server_down_creates_the_token_and_fails(tmp_path, fake_claude) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home)
+    home = tmp_path / "data"
+    code, items, _ = check(home, 9, claude_home, fake_claude("2.1.332"))
+    assert code == 1
+    assert "nothing listens" in items["relaybay server"]["detail"]
+    assert "MCP with the token" not in items
+    assert not items["MCP registered"]["ok"]
+    assert (home / "token").exists()
+
+
+def test_check_reports_another_token(tmp_path, server, fake_claude) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "token").write_text("not-the-servers-token\n")
+    other.joinpath("token").chmod(0o600)
+    code, items, _ = check(other, server.port, tmp_path / "profile", fake_claude("2.1.332"))
+    assert code == 1
+    assert "another token" in items["relaybay server"]["detail"]
+    assert not items["MCP with the token"]["ok"]

@@ -1,0 +1,127 @@
+"""`relaybay doctor [--json]`: reads, never writes, works with the server down (§5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.setup.test_check import apply_hooks, write_profile
+from tests.support.server import RelaybayServer, run_cli
+
+ORDER = [
+    "relaybay",
+    "Python",
+    "OS",
+    "data folder",
+    "token file",
+    "Claude Code",
+    "desktop app",
+    "relaybay server",
+    "MCP with the token",
+    "hook endpoint",
+    "rules hash",
+    "hooks in user settings",
+    "command hook runs",
+    "MCP registered",
+]
+
+
+def doctor(home: Path, port: int, claude_home: Path, path: Path | str, *extra: str):
+    done = run_cli(
+        "doctor", "--json", "--port", str(port), "--claude-home", str(claude_home), *extra,
+        home=home, env={"PATH": f"{path}{os.pathsep}{os.environ['PATH']}"},
+    )  # fmt: skip
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    srv = RelaybayServer(home=tmp_path / "data").start()
+    yield srv
+    srv.stop()
+
+
+def test_doctor_all_ok_against_a_running_server(tmp_path, server, fake_claude) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    (claude_home / ".config" / "Claude").mkdir(parents=True)
+    bin_dir = fake_claude("2.1.332 (Claude Code)")
+    apply_hooks(server, claude_home, bin_dir)
+    settings_before = (claude_home / ".claude" / "settings.json").read_bytes()
+    code, items = doctor(server.home, server.port, claude_home, bin_dir)
+    assert [i["name"] for i in items] == ORDER
+    assert code == 0, items
+    by_name = {i["name"]: i for i in items}
+    assert "version 2.1.332" in by_name["Claude Code"]["detail"]
+    assert "found" in by_name["desktop app"]["detail"]
+    assert "no config.toml" in by_name["data folder"]["detail"]
+    assert server.healthz()["rules_hash"] in by_name["rules hash"]["detail"]
+    assert (claude_home / ".claude" / "settings.json").read_bytes() == settings_before
+    # the synthetic hook event is ignored: no session row
+    with sqlite3.connect(server.home / "relaybay.sqlite") as db:
+        assert db.execute("select count(*) from agent_sessions_session").fetchone()[0] == 0
+
+
+def test_doctor_plain_lines_and_rules_hash_mismatch(tmp_path, server, fake_claude) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    (server.home / "config.toml").write_text('rules_mode = "strict"\n')
+    done = run_cli(
+        "doctor", "--port", str(server.port), "--claude-home", str(claude_home),
+        home=server.home, env={"PATH": str(fake_claude("2.1.332"))},
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "[ok] relaybay server:" in done.stdout
+    assert "[FAIL] rules hash:" in done.stdout
+    assert "restart the server" in done.stdout
+    assert "config.toml is there" in done.stdout
+
+
+def test_doctor_with_the_server_down_never_creates_the_token(tmp_path, fake_claude) -> None:
+    home = tmp_path / "data"
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home)
+    code, items = doctor(home, 9, claude_home, fake_claude("1.9.9"))
+    assert code == 1
+    by_name = {i["name"]: i for i in items}
+    assert not by_name["Claude Code"]["ok"]
+    assert "needs 2.0.0" in by_name["Claude Code"]["detail"]
+    assert not by_name["token file"]["ok"]
+    assert not by_name["relaybay server"]["ok"]
+    assert "MCP with the token" not in by_name
+    assert "hook endpoint" not in by_name
+    assert by_name["rules hash"]["ok"]
+    assert by_name["desktop app"]["ok"]
+    assert not (home / "token").exists()
+    assert not home.exists()
+
+
+def test_doctor_with_a_token_and_nothing_listening(tmp_path, fake_claude) -> None:
+    home = tmp_path / "data"
+    home.mkdir()
+    (home / "token").write_text("a-token\n")
+    (home / "token").chmod(0o644)
+    code, items = doctor(home, 9, tmp_path / "profile", fake_claude("2.0.0"))
+    by_name = {i["name"]: i for i in items}
+    assert code == 1
+    assert "readable by other users" in by_name["token file"]["detail"]
+    assert by_name["Claude Code"]["ok"]
+    assert "nothing listens" in by_name["relaybay server"]["detail"]
+    assert "MCP with the token" not in by_name
+
+
+def test_doctor_reports_invalid_settings_as_one_failed_item(tmp_path, fake_claude) -> None:
+    home = tmp_path / "data"
+    home.mkdir()
+    (home / "config.toml").write_text("no_such_key = 1\n")
+    code, items = doctor(home, 9, tmp_path / "profile", fake_claude("2.1.332"))
+    assert code == 1
+    [settings_item] = [i for i in items if i["name"] == "settings"]
+    assert not settings_item["ok"]
+    assert "no_such_key" in settings_item["detail"]
+    assert not (home / "token").exists()
