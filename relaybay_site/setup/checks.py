@@ -24,8 +24,8 @@ from relaybay_site.setup.entries import (
     HOOK_PATH,
     TOKEN_ENV,
     WAKE_TIMEOUT,
-    _command_url,
-    _is_command,
+    command_args,
+    command_url,
     is_wake_hook,
 )
 
@@ -204,10 +204,10 @@ def _hook_url(hook: Any) -> str | None:
     if isinstance(hook, dict) and hook.get("type") == "http":
         url = hook.get("url")
         return url if isinstance(url, str) else None
-    args = _is_command(hook)
+    args = command_args(hook)
     if not args or is_wake_hook(hook) or "--wait" in args:
         return None
-    return _command_url(args)
+    return command_url(args)
 
 
 def _wake_hooks(data: Any) -> list[dict[str, Any]]:
@@ -222,7 +222,7 @@ def _wake_hooks(data: Any) -> list[dict[str, Any]]:
 
 def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[Item]:
     """Hooks in user settings, command hook runs / RELAYBAY_TOKEN, wake-up hook, MCP."""
-    settings_path = claude_home / ".claude" / "settings.json"
+    settings_path = detect.settings_file(claude_home)
     items: list[Item] = []
     data: Any = {}
     try:
@@ -289,7 +289,7 @@ def _runner_items(found: dict[str, list[dict[str, Any]]], token: str | None) -> 
 
 def command_runs_item(hook: dict[str, Any]) -> Item:
     name = "command hook runs"
-    args = _is_command(hook) or []
+    args = command_args(hook) or []
     if not args:
         return Item(False, name, "the hook command cannot be parsed")
     python = args[0]

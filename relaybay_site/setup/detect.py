@@ -12,6 +12,24 @@ from pathlib import Path
 MIN_HTTP_HOOKS_VERSION = (2, 1, 63)
 MIN_ASYNC_REWAKE_VERSION = (2, 1, 309)  # verified live (§4 wake-up hook)
 VERSION_TIMEOUT = 5.0
+DESKTOP_FOLDERS = (
+    Path(".config") / "Claude",
+    Path("Library") / "Application Support" / "Claude",
+    Path("AppData") / "Roaming" / "Claude",
+)
+
+
+def settings_file(claude_home: Path) -> Path:
+    """Claude Code's user settings file, the only file setup ever writes."""
+    return claude_home / ".claude" / "settings.json"
+
+
+def desktop_folder(claude_home: Path) -> Path | None:
+    """The Claude desktop app's folder under `claude_home`, None when there is none."""
+    for folder in DESKTOP_FOLDERS:
+        if (claude_home / folder).is_dir():
+            return claude_home / folder
+    return None
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
@@ -35,6 +53,16 @@ class ClaudeCode:
     @property
     def async_rewake(self) -> bool:
         return self.version is not None and self.version >= MIN_ASYNC_REWAKE_VERSION
+
+
+def http_hooks_note(claude: ClaudeCode) -> str | None:
+    """The warning for http mode when this Claude Code may not run http hooks."""
+    if claude.http_hooks:
+        return None
+    return (
+        f"Claude Code {show_version(claude.version)} may not run http hooks (they need "
+        f"{show_version(MIN_HTTP_HOOKS_VERSION)} or newer); command mode works with every version."
+    )
 
 
 def detect_claude(path_env: str | None = None) -> ClaudeCode:

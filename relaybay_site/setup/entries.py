@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -46,6 +48,27 @@ class Target:
     python: str
     host: str = "127.0.0.1"  # the configured host, also accepted for http hooks
     windows: bool = False
+
+
+def server_target(cfg: Any) -> Target:
+    """The hooks of the server `cfg` describes, run by the interpreter running relaybay."""
+    return Target(
+        base_url=cfg.base_url,
+        token_file=str(cfg.home_path / "token"),
+        python=sys.executable,
+        host=cfg.host,
+        windows=os.name == "nt",
+    )
+
+
+def target_problem(target: Target) -> str | None:
+    """Why the hook command cannot be written for this target, None when it can."""
+    if target.windows and any(c in f"{target.python}{target.token_file}" for c in "$`"):
+        return (
+            "A path with $ or a backtick cannot be quoted for Windows; move the data "
+            "folder (--home) or the interpreter to a path without them."
+        )
+    return None
 
 
 def quote(arg: str, *, windows: bool = False) -> str:
@@ -106,8 +129,8 @@ def _split(command: str) -> list[str] | None:
         return None
 
 
-def _command_url(args: list[str]) -> str | None:
-    """The --url value of a relaybay hook command line, else None."""
+def command_url(args: list[str]) -> str | None:
+    """The --url value of a relaybay hook command line (client or `relaybay hook`), else None."""
     runs_client = any(
         a == "-m" and b == "relaybay.hook_client" for a, b in itertools.pairwise(args)
     )
@@ -130,7 +153,8 @@ def _url_path(url: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _is_command(hook: Any) -> list[str] | None:
+def command_args(hook: Any) -> list[str] | None:
+    """The argument list of a command hook, None for any other hook or an unparsable line."""
     if not isinstance(hook, dict) or hook.get("type") != "command":
         return None
     command = hook.get("command")
@@ -138,8 +162,8 @@ def _is_command(hook: Any) -> list[str] | None:
 
 
 def is_wake_hook(hook: Any) -> bool:
-    args = _is_command(hook)
-    url = _command_url(args) if args else None
+    args = command_args(hook)
+    url = command_url(args) if args else None
     # "followed by exactly --wait": the command line ends with it, and has it only once
     return (
         bool(url)
@@ -170,6 +194,6 @@ def is_relaybay_hook(hook: Any, target: Target) -> bool:
         except ValueError:
             return False
         return parts.path == HOOK_PATH and _is_local(host, target.host)
-    args = _is_command(hook)
-    url = _command_url(args) if args else None
+    args = command_args(hook)
+    url = command_url(args) if args else None
     return bool(url) and _url_path(url) == HOOK_PATH and "--wait" not in args

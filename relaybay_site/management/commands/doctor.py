@@ -26,11 +26,6 @@ from relaybay_site.setup.checks import Item
 
 MIN_PYTHON = (3, 12)
 MIN_CLAUDE_VERSION = (2, 0, 0)
-DESKTOP_FOLDERS = (
-    Path(".config") / "Claude",
-    Path("Library") / "Application Support" / "Claude",
-    Path("AppData") / "Roaming" / "Claude",
-)
 
 
 class Command(BaseCommand):
@@ -164,9 +159,7 @@ def _claude_item() -> Item:
 
 
 def _desktop_item(claude_home: Path) -> Item:
-    for folder in DESKTOP_FOLDERS:
-        if (claude_home / folder).is_dir():
-            return Item(
-                True, "desktop app", f"Claude desktop app folder found: {claude_home / folder}"
-            )
+    folder = detect.desktop_folder(claude_home)
+    if folder is not None:
+        return Item(True, "desktop app", f"Claude desktop app folder found: {folder}")
     return Item(True, "desktop app", "no Claude desktop app folder found (informational)")

@@ -8,8 +8,6 @@ reported, or the `claude mcp add` line is printed. Refusals exit 2 and write not
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,7 +18,7 @@ from relaybay_site.management.commands._flags import add_setting_flags
 from relaybay_site.management.commands.token import mcp_add_command
 from relaybay_site.setup import detect
 from relaybay_site.setup.document import SettingsError
-from relaybay_site.setup.entries import Target
+from relaybay_site.setup.entries import Target, server_target, target_problem
 from relaybay_site.setup.plan import Plan, PlanChanged, make_plan, write_plan
 
 
@@ -76,14 +74,8 @@ class Command(BaseCommand):
             return
         if options["json"]:
             self._refuse("--json goes with --check.")
-        settings_path = claude_home / ".claude" / "settings.json"
-        target = Target(
-            base_url=cfg.base_url,
-            token_file=str(cfg.home_path / "token"),
-            python=sys.executable,
-            host=cfg.host,
-            windows=os.name == "nt",
-        )
+        settings_path = detect.settings_file(claude_home)
+        target = server_target(cfg)
         claude = detect.detect_claude()
         self._check_options(options, claude, target)
         self._print_detection(claude, settings_path)
@@ -96,11 +88,9 @@ class Command(BaseCommand):
         except OSError as exc:
             self._refuse(f"Cannot read {settings_path}: {exc}")
         self._print_plan(plan)
-        if action == "apply" and options["mode"] == "http" and not claude.http_hooks:
-            self.stdout.write(
-                f"Note: Claude Code {detect.show_version(claude.version)} may not run http "
-                "hooks (they need 2.1.63 or newer); --mode command works with every version."
-            )
+        http_note = detect.http_hooks_note(claude)
+        if action == "apply" and options["mode"] == "http" and http_note:
+            self.stdout.write(f"Note: {http_note}")
         writing = (options["apply"] or options["remove"]) and not options["dry_run"]
         if writing:
             self._write(plan, options["expect"])
@@ -119,11 +109,9 @@ class Command(BaseCommand):
             options["wake"] or options["no_wake"] or options["mode"] != "command"
         ):
             self._refuse("--remove takes no --mode, --wake or --no-wake.")
-        if target.windows and any(c in f"{target.python}{target.token_file}" for c in "$`"):
-            self._refuse(
-                "A path with $ or a backtick cannot be quoted for Windows; move the data "
-                "folder (--home) or the interpreter to a path without them."
-            )
+        problem = target_problem(target)
+        if problem:
+            self._refuse(problem)
         if options["force_wake"] and not options["wake"]:
             self._refuse("--force-wake goes with --wake.")
         if options["wake"] and options["mode"] == "http":
