@@ -1,8 +1,8 @@
-"""Settings pages of the site itself: Settings → Notifications (§2 Browser notification).
+"""Settings pages of the site itself: the tab bar, /settings, Settings → Notifications.
 
-`/settings` leads to Notifications until the Integrations page exists (a later issue gives
-/settings to it, §2 Navigation). Which sections exist is decided like the sidebar: by
-whether their URL name resolves.
+`/settings` leads to the first section that exists: Integrations (§2 Navigation, §5), then
+Notifications (§2 Browser notification); Policy comes later. Which sections exist is decided
+like the sidebar: by whether their URL name resolves.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ SECTIONS = (
 )
 
 
-def _sections(current: str) -> list[tuple[str, str, bool]]:
+def settings_sections(current: str) -> list[tuple[str, str, bool]]:
+    """(url, label, is current) of each settings tab that exists, in tab order."""
     found = []
     for name, label in SECTIONS:
         try:
@@ -32,15 +33,14 @@ def _sections(current: str) -> list[tuple[str, str, bool]]:
 
 @require_safe
 def settings_root(request: HttpRequest) -> HttpResponse:
-    return HttpResponseRedirect(reverse("notifications"))
+    return HttpResponseRedirect(settings_sections("")[0][0])
 
 
 @require_safe
 def notifications(request: HttpRequest) -> HttpResponse:
     """The permission state of this browser and the one button that asks for it."""
-    return render(
-        request, "relaybay_site/notifications.html", {"sections": _sections("notifications")}
-    )
+    context = {"sections": settings_sections("notifications")}
+    return render(request, "relaybay_site/notifications.html", context)
 
 
 urlpatterns = [

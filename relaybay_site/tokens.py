@@ -103,6 +103,12 @@ def csrf_token(token: str) -> str:
     return _derive(token, "relaybay csrf")[:40]
 
 
+def sign(token: str, purpose: str, data: str) -> str:
+    """A MAC of `data` under a key derived from the token (the flash cookie)."""
+    key = _derive(token, purpose).encode()
+    return hmac.new(key, data.encode(), hashlib.sha256).hexdigest()[:32]
+
+
 def same(a: str | None, b: str) -> bool:
     """Constant-time comparison that tolerates a missing value."""
     return a is not None and hmac.compare_digest(a.encode(), b.encode())

@@ -15,6 +15,7 @@ urlpatterns = [
     path("static/<path:path>", static.serve_static, name="static"),
     path("", include("reviews.file_urls")),
     path("", include("relaybay_site.settings_pages")),
+    path("", include("relaybay_site.integrations")),
 ]
 
 # Each domain app adds its pages when it has any (tasks first: it owns "/").

@@ -2,12 +2,12 @@
 
 A hook session the linking could not place (several candidates, a folder in several
 projects …) waits here with its reason until the agent links it with hook_session. The
-rows point at the Integrations page once it exists, and at the Sessions list until then.
+rows point at Settings → Integrations, which lists them too (§5).
 """
 
 from __future__ import annotations
 
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 from sessions import selectors
 from tasks import extensions
@@ -16,18 +16,11 @@ from tasks.extensions import InboxGroup, InboxRow
 ORDER = 50  # after Review queue, Waiting on you, Rule warnings, Not logged (tasks' orders)
 
 
-def _target() -> str:
-    try:
-        return reverse("integrations")
-    except NoReverseMatch:
-        return reverse("sessions")
-
-
 def unlinked_group() -> InboxGroup | None:
     sessions = selectors.unlinked_hook_sessions()
     if not sessions:
         return None
-    href = _target()
+    href = reverse("integrations")
     rows = tuple(
         InboxRow(
             title=s.name or s.cc_session_id,

@@ -21,10 +21,10 @@ def client() -> Client:
     return c
 
 
-def test_settings_leads_to_notifications_for_now(client):
+def test_settings_leads_to_integrations_the_first_tab(client):
     response = client.get("/settings")
     assert response.status_code == 302
-    assert response["Location"] == "/settings/notifications"
+    assert response["Location"] == "/settings/integrations"
 
 
 def test_the_page_shows_each_permission_state_and_the_one_button(client):
@@ -56,8 +56,13 @@ def test_settings_is_the_current_sidebar_item_with_a_breadcrumb(client):
     html = client.get("/settings/notifications").content.decode()
     assert re.search(r'<a href="/settings" aria-current="page">', html)
     assert '<a href="/settings">Settings</a><span aria-current="page">Notifications</span>' in html
-    # One section only: no settings tab bar until Integrations or Policy exist.
-    assert "settings-tabs" not in html
+    # The tab bar: Integrations first, Notifications current; Policy comes in a later issue.
+    tabs = re.search(r'<nav class="settings-tabs" aria-label="Settings">(.*?)</nav>', html, re.S)[1]
+    assert re.findall(r'<a href="([^"]+)"', tabs) == [
+        "/settings/integrations",
+        "/settings/notifications",
+    ]
+    assert '<a href="/settings/notifications" aria-current="page">Notifications</a>' in tabs
 
 
 def test_every_page_loads_notify_js_and_no_inline_script(client):

@@ -184,7 +184,7 @@ def rules_item(settings_hash: str, health: dict[str, Any] | None) -> Item:
     )
 
 
-def _hooks_for(data: Any, base_url: str) -> dict[str, list[dict[str, Any]]]:
+def hooks_for(data: Any, base_url: str) -> dict[str, list[dict[str, Any]]]:
     """relaybay's event hooks (not the wake-up hook) pointing at base_url, per event."""
     url = base_url + HOOK_PATH
     found: dict[str, list[dict[str, Any]]] = {}
@@ -240,7 +240,7 @@ def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[It
             items.append(Item(False, "hooks in user settings", str(exc)))
             raw = None
     if raw is not None:
-        found = _hooks_for(data, base_url)
+        found = hooks_for(data, base_url)
         missing = [e for e in EVENTS if e not in found]
         if not found:
             detail = f"no relaybay hooks for {base_url} in {settings_path}; run relaybay setup"

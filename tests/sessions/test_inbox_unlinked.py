@@ -40,7 +40,8 @@ def test_an_ambiguous_hook_session_is_listed_with_its_reason():
     [row] = group.rows
     assert row.title == session.name
     assert session.unlinked_reason in row.detail
-    assert row.href == "/sessions"  # the Integrations page does not exist yet
+    assert row.href == "/settings/integrations"  # where they are listed with their reason
+    assert group.link == "/settings/integrations"
 
 
 def test_the_inbox_page_shows_the_group_and_the_reason():
