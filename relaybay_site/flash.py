@@ -3,7 +3,8 @@
 A successful write answers 303 to its page; what happened ("Wrote …", the check results)
 rides in the `relaybay_flash` cookie: 60 s, HttpOnly, SameSite=Strict, signed with a key
 derived from the token so a cookie the server did not set is ignored. The page shows it
-once and deletes it. Details are trimmed so the cookie stays well under 4 KB.
+once and deletes it. The value is compressed and item details are cut as far as needed to
+keep it under 3,800 bytes, so a browser never drops it for size.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,8 +24,10 @@ from relaybay_site.security import current_token
 COOKIE = "relaybay_flash"
 MAX_AGE = 60
 PURPOSE = "relaybay flash"
-MAX_DETAIL = 300
+MAX_MESSAGE = 1000
 MAX_ITEMS = 20
+MAX_COOKIE = 3800  # bytes of the value: browsers drop a cookie past 4 KB with its attributes
+DETAIL_STEPS = (400, 200, 100, 40, 0)  # details shrink until the value fits
 
 
 @dataclass(frozen=True)
@@ -36,13 +40,23 @@ class Flash:
 
 
 def _encode(flash: Flash) -> str:
-    items = [
-        {"ok": bool(i["ok"]), "name": str(i["name"]), "detail": str(i["detail"])[:MAX_DETAIL]}
-        for i in flash.items[:MAX_ITEMS]
-    ]
-    data = json.dumps({"m": flash.message[:MAX_DETAIL], "ok": flash.ok, "i": items})
-    body = base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
-    return f"{body}.{tokens.sign(current_token(), PURPOSE, body)}"
+    """The signed value, with item details cut as far as needed to stay under MAX_COOKIE."""
+    for limit in DETAIL_STEPS:
+        items = [
+            {"ok": bool(i["ok"]), "name": str(i["name"])[:60], "detail": _cut(i["detail"], limit)}
+            for i in flash.items[:MAX_ITEMS]
+        ]
+        data = json.dumps({"m": _cut(flash.message, MAX_MESSAGE), "ok": flash.ok, "i": items})
+        body = base64.urlsafe_b64encode(zlib.compress(data.encode())).decode().rstrip("=")
+        value = f"{body}.{tokens.sign(current_token(), PURPOSE, body)}"
+        if len(value) <= MAX_COOKIE:
+            break
+    return value
+
+
+def _cut(text: Any, limit: int) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
 def _decode(value: str) -> Flash | None:
@@ -50,13 +64,14 @@ def _decode(value: str) -> Flash | None:
     if not tokens.same(mac, tokens.sign(current_token(), PURPOSE, body)):
         return None
     try:
-        data = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        data = json.loads(raw)
         items = tuple(
             {"ok": bool(i["ok"]), "name": str(i["name"]), "detail": str(i["detail"])}
             for i in data["i"]
         )
         return Flash(str(data["m"]), bool(data["ok"]), items)
-    except (binascii.Error, ValueError, KeyError, TypeError):
+    except (binascii.Error, zlib.error, ValueError, KeyError, TypeError):
         return None
 
 

@@ -121,18 +121,14 @@ def installed_mode(settings_path: Path, base_url: str) -> str:
 
 
 def _mode_of(raw: str | None) -> str | None:
-    """The chosen hook type; None when the value is not one (a 400 names the choices)."""
+    """The chosen hook type, by default the installed one; None when the value is not one."""
     if raw is None or raw == "":
         return installed_mode(detect.settings_file(claude_home()), settings.RELAYBAY.base_url)
     return raw if raw in MODES else None
 
 
-def _bad_mode(raw: str | None) -> HttpResponse:
-    return HttpResponse(
-        f"Unknown hook type {raw!r}: choose command or http.\n",
-        status=400,
-        content_type="text/plain; charset=utf-8",
-    )
+def _unknown_mode(raw: str | None) -> str:
+    return f"Unknown hook type {raw!r}: choose command or http."
 
 
 def page_url(mode: str | None = None) -> str:
@@ -143,14 +139,21 @@ def page_url(mode: str | None = None) -> str:
 # --- page context ---------------------------------------------------------------------------
 
 
+def _extra_notes(state: State, plan: Plan) -> tuple[str, ...]:
+    """Notes that depend on the detected Claude Code, not on the file (as the CLI prints)."""
+    if plan.action != "apply" or state.mode != "http":
+        return ()
+    note = detect.http_hooks_note(state.claude)
+    return (note,) if note else ()
+
+
 def _plan_context(state: State) -> dict[str, Any]:
-    http_note = detect.http_hooks_note(state.claude) if state.mode == "http" else None
     return {
         "mode": state.mode,
         "modes": MODES,
         "settings_path": state.settings_path,
         "settings_error": state.error,
-        "apply": _view(state.apply, (http_note,) if http_note else ()) if state.apply else None,
+        "apply": _view(state.apply, _extra_notes(state, state.apply)) if state.apply else None,
         "remove": _view(state.remove) if state.remove else None,
         "urls": {
             "page": reverse("integrations"),
@@ -223,19 +226,23 @@ def _summary(items: list[checks.Item]) -> str:
 
 @require_safe
 async def integrations(request: HttpRequest) -> HttpResponse:
-    mode = _mode_of(request.GET.get("mode"))
-    if mode is None:
-        return _bad_mode(request.GET.get("mode"))
+    raw = request.GET.get("mode")
+    mode = _mode_of(raw)
+    refusal = None if mode is not None else _unknown_mode(raw)
     claude = await asyncio.to_thread(detect.detect_claude)
-    return await sync_to_async(lambda: _page(request, _state(mode, claude)))()
+    state = await asyncio.to_thread(_state, mode or _mode_of(None) or "command", claude)
+    return await sync_to_async(_page)(
+        request, state, refusal=refusal, status=200 if refusal is None else 400
+    )
 
 
 @require_safe
 async def integrations_plan(request: HttpRequest) -> HttpResponse:
     """The plan section for the Hook type select (htmx swaps it in place)."""
-    mode = _mode_of(request.GET.get("mode"))
+    raw = request.GET.get("mode")
+    mode = _mode_of(raw)
     if mode is None:
-        return _bad_mode(request.GET.get("mode"))
+        return HttpResponse(_unknown_mode(raw), status=400, content_type="text/plain")
     claude = await asyncio.to_thread(detect.detect_claude)
     state = await asyncio.to_thread(_state, mode, claude)
     return await sync_to_async(render)(
@@ -280,19 +287,21 @@ async def integrations_write(request: HttpRequest, action: str) -> HttpResponse:
     """Apply or Remove: confirm the plan shown, then write exactly that plan."""
     if getattr(request, "auth_kind", None) != "cookie":
         return forbidden(BEARER_REFUSAL)
-    raw_mode = request.POST.get("mode", "command") if action == "apply" else "command"
-    mode = raw_mode if raw_mode in MODES else None
-    if mode is None:
-        return _bad_mode(raw_mode)
+    raw = request.POST.get("mode", "command") if action == "apply" else "command"
+    mode = raw if raw in MODES else None
     expect = request.POST.get("expect", "").strip()
-    if not expect:
-        return HttpResponse(
-            "Missing the plan hash (expect): reload the Integrations page and confirm the "
-            "plan it shows.\n",
-            status=400,
-            content_type="text/plain; charset=utf-8",
+    refusal = None
+    if mode is None:
+        refusal = _unknown_mode(raw) + " Nothing was written."
+    elif not expect:
+        refusal = (
+            "The plan hash (expect) is missing, so nothing was written: confirm the plan "
+            "shown below."
         )
     claude = await asyncio.to_thread(detect.detect_claude)
+    if refusal is not None:
+        state = await asyncio.to_thread(_state, _mode_of(None) or "command", claude)
+        return await sync_to_async(_page)(request, state, refusal=refusal, status=400)
     return await sync_to_async(_write)(request, action, mode, expect, claude)
 
 
@@ -331,7 +340,7 @@ def _written(plan: Plan, backup: Path | None) -> str:
 def _confirm(request: HttpRequest, state: State, plan: Plan) -> HttpResponse:
     context = {
         "sections": settings_sections("integrations"),
-        "plan": _view(plan),
+        "plan": _view(plan, _extra_notes(state, plan)),
         "mode": state.mode,
         "settings_path": state.settings_path,
         "write_url": reverse(f"integrations_{plan.action}"),

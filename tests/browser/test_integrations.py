@@ -1,0 +1,226 @@
+"""Settings → Integrations in headless Chromium against a real server (§5, §9).
+
+The server runs with HOME set to a throwaway Claude Code profile and a fake `claude`
+(2.1.332) first on its PATH, so the page detects it and writes that profile's
+.claude/settings.json. Each test starts from the same seeded settings file. Every test
+asserts that the page logged no CSP violation and no console error. Screenshots:
+tests/artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
+    expect = None
+
+from relaybay_site.setup.entries import EVENTS, HOOK_PATH
+from tests.browser.helpers import sign_in, wait_state
+from tests.support.server import RelaybayServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+PAGE = "/settings/integrations"
+SEED = {
+    "model": "opus",
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send 'Claude Code' done"}]}]
+    },
+}
+SESSIONSTART_NOTE = "SessionStart is written as the command hook"
+NO_OVERFLOW = "document.documentElement.scrollWidth <= window.innerWidth + 1"
+SCROLL_WIDTH = "document.documentElement.scrollWidth"
+
+
+@dataclass
+class Machine:
+    server: RelaybayServer
+    claude_home: Path
+    claude: Path
+
+    @property
+    def settings_file(self) -> Path:
+        return self.claude_home / ".claude" / "settings.json"
+
+
+@pytest.fixture(scope="module")
+def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
+    """A server whose HOME is a throwaway Claude Code profile, with a fake claude on PATH."""
+    root = tmp_path_factory.mktemp("integrations")
+    claude_home = root / "Users" / "alexandra.konstantinopoulou"
+    claude_home.mkdir(parents=True)
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    claude = bin_dir / "claude"
+    claude.write_text("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
+    claude.chmod(0o755)
+    env = {"HOME": str(claude_home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    server = RelaybayServer(home=root / "data", env=env).start()
+    yield Machine(server, claude_home, claude)
+    server.stop()
+
+
+@pytest.fixture
+def ig(machine: Machine) -> Machine:
+    """The machine with the seeded settings file and no backups, whatever ran before."""
+    folder = machine.settings_file.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    machine.settings_file.write_text(json.dumps(SEED, indent=2) + "\n")
+    return machine
+
+
+def check_row(page: Any, name: str) -> Any:
+    return page.locator("#ig-check-items li").filter(has=page.locator("strong", has_text=name))
+
+
+def test_plan_apply_and_check_from_the_page(ig, new_page, shot):
+    w = new_page(**DESKTOP)
+    page = w.page
+    base = ig.server.base_url
+    sign_in(page, ig.server, "/")
+    wait_state(page, "live")
+    w.remember_violations()
+
+    # Settings in the sidebar leads to Integrations, the current tab.
+    settings_link = page.locator("#sidebar").get_by_role("link", name="Settings")
+    expect(settings_link).to_have_attribute("href", "/settings")
+    settings_link.click()
+    page.wait_for_url(base + PAGE)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Integrations")
+    expect(page.locator('.settings-tabs [aria-current="page"]')).to_have_text("Integrations")
+    expect(page.locator('#sidebar [aria-current="page"]')).to_have_text("Settings")
+    detected = page.locator("#integrations-detection")
+    expect(detected).to_contain_text(f"{ig.claude} version 2.1.332")
+    expect(detected.locator(".state-pill.is-ok", has_text="Supported")).to_be_visible()
+    expect(detected).to_contain_text(str(ig.settings_file))
+    expect(page.locator("#ig-mode")).to_have_value("command")
+    expect(page.locator("#ig-apply .ig-diff")).to_contain_text(base + HOOK_PATH)
+    expect(page.locator("#ig-remove")).to_contain_text("No relaybay entries to remove.")
+
+    # The Hook type select swaps the plan section in place: no navigation.
+    page.evaluate("window.__igMarker = 'kept'")
+    shown_hash = page.locator("#ig-apply input[name=expect]").input_value()
+    page.locator("#ig-mode").select_option("http")
+    notes = page.locator("#ig-apply .ig-notes")
+    expect(notes).to_contain_text(SESSIONSTART_NOTE)
+    expect(page.locator("#ig-mode")).to_have_value("http")
+    expect(page.locator("#ig-apply .ig-diff")).to_contain_text('"type": "http"')
+    assert page.evaluate("window.__igMarker") == "kept"
+    assert page.url == base + PAGE
+    assert page.locator("#ig-apply input[name=expect]").input_value() != shown_hash
+    notes.scroll_into_view_if_needed()
+    shot(page, "integrations-plan-http")
+
+    page.locator("#ig-mode").select_option("command")
+    expect(notes).to_have_count(0)
+    expect(page.locator("#ig-plan-title + form + p")).to_contain_text("command: each hook runs")
+    expect(page.locator("#ig-apply input[name=expect]")).to_have_value(shown_hash)
+    assert page.evaluate("window.__igMarker") == "kept"
+    shot(page, "integrations-plan")
+
+    # Apply… asks on a page of its own, with the diff that will be written.
+    w.remember_violations()
+    page.get_by_role("button", name="Apply…").click()
+    page.wait_for_url(base + PAGE + "/apply")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Apply relaybay's hooks?")
+    expect(page.locator("#integrations-confirm .ig-diff")).to_contain_text(base + HOOK_PATH)
+    expect(page.locator("#integrations-confirm .ig-hash")).to_have_text(shown_hash)
+    expect(page.locator(".settings-tabs")).to_have_count(0)
+    assert ig.settings_file.read_text() == json.dumps(SEED, indent=2) + "\n"
+    shot(page, "integrations-confirm")
+
+    w.remember_violations()
+    page.get_by_role("button", name="Write the settings").click()
+    page.wait_for_url(base + PAGE + "?mode=command")
+    flash = page.locator("#flash")
+    expect(flash).to_contain_text(f"Wrote {ig.settings_file}. Backup: ")
+    expect(page.locator("#ig-apply .ig-none")).to_contain_text("Nothing to apply")
+    expect(page.locator("#ig-remove button", has_text="Remove…")).to_be_visible()
+    shot(page, "integrations-written")
+
+    # The flash is shown once.
+    w.remember_violations()
+    page.reload()
+    expect(page.locator("#ig-apply .ig-none")).to_contain_text("Nothing to apply")
+    expect(flash).to_have_count(0)
+
+    # Run check: the results replace the check section in place.
+    page.evaluate("window.__igMarker = 'kept'")
+    page.get_by_role("button", name="Run check").click()
+    server_row = check_row(page, "relaybay server")
+    expect(server_row.locator(".state-pill")).to_have_text("ok", timeout=30_000)
+    expect(server_row).to_contain_text("with the same token")
+    expect(check_row(page, "hooks in user settings").locator(".state-pill")).to_have_text("ok")
+    expect(check_row(page, "command hook runs").locator(".state-pill")).to_have_text("ok")
+    expect(check_row(page, "MCP registered").locator(".state-pill")).to_have_text("FAIL")
+    expect(page.locator(".ig-check-summary")).to_have_text("Check: 1 of 6 items failed.")
+    expect(page.get_by_role("button", name="Run check")).to_be_enabled()
+    assert page.evaluate("window.__igMarker") == "kept"
+    assert page.url == base + PAGE + "?mode=command"
+    shot(page, "integrations-check")
+
+    settings = json.loads(ig.settings_file.read_text())
+    assert settings["model"] == "opus"
+    assert set(EVENTS) <= set(settings["hooks"])
+    assert ig.server.token not in ig.settings_file.read_text()
+    for event in EVENTS:
+        commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]]
+        assert any(base + HOOK_PATH in c for c in commands), event
+    assert len(list(ig.settings_file.parent.glob("settings.json.relaybay-backup-*"))) == 1
+    w.assert_clean()
+
+
+def test_the_page_and_the_check_results_fit_a_phone(ig, new_page, shot):
+    w = new_page(**PHONE)
+    page = w.page
+    sign_in(page, ig.server, PAGE)
+    expect(page.locator("#ig-apply .ig-diff")).to_be_visible()
+    assert page.evaluate(NO_OVERFLOW), page.evaluate(SCROLL_WIDTH)
+    shot(page, "integrations-phone")
+
+    page.get_by_role("button", name="Run check").click()
+    server_row = check_row(page, "relaybay server")
+    expect(server_row.locator(".state-pill")).to_have_text("ok", timeout=30_000)
+    assert page.evaluate(NO_OVERFLOW), page.evaluate(SCROLL_WIDTH)
+    shot(page, "integrations-phone-check")
+    w.assert_clean()
+
+
+def test_the_confirmation_and_the_written_page_fit_a_phone(ig, new_page, shot):
+    """The settings path is one long word (no hyphen or space to break at), as under
+    /Users/alexandra.konstantinopoulou: the confirmation page and, once written, "Nothing
+    to apply: <path>" still fit a 390 px screen (they wrap the path)."""
+    w = new_page(**PHONE)
+    page = w.page
+    sign_in(page, ig.server, PAGE)
+    w.remember_violations()
+    page.get_by_role("button", name="Apply…").click()
+    page.wait_for_url(ig.server.base_url + PAGE + "/apply")
+    expect(page.get_by_role("button", name="Write the settings")).to_be_visible()
+    shot(page, "integrations-phone-confirm")
+    widths = {"confirmation": page.evaluate(SCROLL_WIDTH)}
+
+    w.remember_violations()
+    page.get_by_role("button", name="Write the settings").click()
+    page.wait_for_url(ig.server.base_url + PAGE + "?mode=command")
+    expect(page.locator("#ig-apply .ig-none")).to_contain_text("Nothing to apply")
+    page.locator("#ig-apply").scroll_into_view_if_needed()
+    shot(page, "integrations-phone-written")
+    widths["written"] = page.evaluate(SCROLL_WIDTH)
+    w.assert_clean()
+
+    too_wide = {name: px for name, px in widths.items() if px > PHONE["width"] + 1}
+    assert too_wide == {}, f"scrollWidth past {PHONE['width']} px: {too_wide}"
