@@ -28,6 +28,7 @@ from relaybay_site.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan, write_pl
 from sessions import hook_service
 from sessions.hook_service import hook_event
 from tests.sessions.hook_payloads import CWD, payload
+from tests.support.server import write_fake_claude
 from tests.tasks.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -77,10 +78,7 @@ def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def fake_claude(bin_dir: Path):
     def make(version_line: str) -> Path:
-        exe = bin_dir / "claude"
-        exe.write_text(f"#!/bin/sh\necho '{version_line}'\n")
-        exe.chmod(0o755)
-        return exe
+        return write_fake_claude(bin_dir, version_line)
 
     return make
 

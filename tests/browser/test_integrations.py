@@ -10,7 +10,6 @@ tests/artifacts/browser/.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUI
 
 from relaybay_site.setup.entries import EVENTS, HOOK_PATH
 from tests.browser.helpers import sign_in, wait_state
-from tests.support.server import RelaybayServer
+from tests.support.server import RelaybayServer, profile_env, write_fake_claude
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -61,11 +60,8 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
     claude_home = root / "Users" / "alexandra.konstantinopoulou"
     claude_home.mkdir(parents=True)
     bin_dir = root / "bin"
-    bin_dir.mkdir()
-    claude = bin_dir / "claude"
-    claude.write_text("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
-    claude.chmod(0o755)
-    env = {"HOME": str(claude_home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    claude = write_fake_claude(bin_dir)
+    env = profile_env(claude_home, bin_dir)
     server = RelaybayServer(home=root / "data", env=env).start()
     yield Machine(server, claude_home, claude)
     server.stop()

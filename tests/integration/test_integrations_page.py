@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import http.client
 import json
-import os
 import re
 import shlex
 import time
@@ -26,7 +25,7 @@ from relaybay_site import tokens
 from relaybay_site.flash import COOKIE as FLASH_COOKIE
 from relaybay_site.security import COOKIE_NAME
 from relaybay_site.setup.entries import EVENTS, HOOK_PATH
-from tests.support.server import RelaybayServer, run_cli
+from tests.support.server import RelaybayServer, profile_env, run_cli, write_fake_claude
 
 pytestmark = pytest.mark.integration
 
@@ -113,11 +112,8 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
     root = tmp_path_factory.mktemp("integrations")
     claude_home = root / "profile"
     bin_dir = root / "bin"
-    bin_dir.mkdir()
-    claude = bin_dir / "claude"
-    claude.write_text("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
-    claude.chmod(0o755)
-    env = {"HOME": str(claude_home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    write_fake_claude(bin_dir)
+    env = profile_env(claude_home, bin_dir)
     server = RelaybayServer(home=root / "data", env=env)
     # The MCP registration Claude Code would hold (the port is known before the start).
     claude_home.mkdir()

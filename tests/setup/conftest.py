@@ -6,15 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.server import write_fake_claude
+
 
 @pytest.fixture
 def fake_claude(tmp_path: Path):
     def make(version_line: str) -> Path:
-        folder = tmp_path / "fake-bin"
-        folder.mkdir(exist_ok=True)
-        exe = folder / "claude"
-        exe.write_text(f"#!/bin/sh\necho '{version_line}'\n")
-        exe.chmod(0o755)
-        return folder
+        return write_fake_claude(tmp_path / "fake-bin", version_line).parent
 
     return make

@@ -27,6 +27,20 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def write_fake_claude(folder: Path, version_line: str = "2.1.332 (Claude Code)") -> Path:
+    """A `claude` in `folder` that prints `version_line` for --version (detection tests)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / "claude"
+    exe.write_text(f"#!/bin/sh\necho '{version_line}'\n")
+    exe.chmod(0o755)
+    return exe
+
+
+def profile_env(claude_home: Path, bin_dir: Path) -> dict[str, str]:
+    """A server environment whose Claude Code profile is `claude_home`, `bin_dir` first on PATH."""
+    return {"HOME": str(claude_home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
 def run_cli(
     *args: str, home: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
