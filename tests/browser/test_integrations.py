@@ -10,6 +10,8 @@ tests/artifacts/browser/.
 from __future__ import annotations
 
 import json
+import urllib.request
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,8 @@ except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUI
 
 from relaybay_site.setup.entries import EVENTS, HOOK_PATH
 from tests.browser.helpers import sign_in, wait_state
+from tests.sessions.hook_payloads import payload
+from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer, profile_env, write_fake_claude
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
@@ -220,3 +224,43 @@ def test_the_confirmation_and_the_written_page_fit_a_phone(ig, new_page, shot):
 
     too_wide = {name: px for name, px in widths.items() if px > PHONE["width"] + 1}
     assert too_wide == {}, f"scrollWidth past {PHONE['width']} px: {too_wide}"
+
+
+def test_an_unlinked_hook_session_appears_live_with_its_reason(ig, new_page, shot):
+    """A hook session whose folder is in two projects is listed, with the reason, without
+    a reload: the list refetches itself on the Inbox's change notice (§4 linking step 4)."""
+    server, n = ig.server, uuid.uuid4().hex[:6]
+    outer = f"/home/dev/ig-{n}"
+    for slug, repo in ((f"ig-outer-{n}", outer), (f"ig-inner-{n}", f"{outer}/shop")):
+        call_tool(
+            server.base_url,
+            server.token,
+            "project_upsert",
+            {"session": "agent-ig", "slug": slug, "name": slug, "repo_path": repo},
+        )
+    w = new_page(**DESKTOP)
+    page = w.page
+    sign_in(page, server, PAGE)
+    wait_state(page, "live")
+    w.remember_violations()
+    page.evaluate("window.__igMarker = 'kept'")
+
+    cc_id = str(uuid.uuid4())
+    body = json.dumps(
+        payload("SessionStart.startup.print", session_id=cc_id, cwd=f"{outer}/shop")
+    ).encode()
+    request = urllib.request.Request(
+        server.base_url + "/hooks/claude-code", data=body, method="POST"
+    )
+    request.add_header("Authorization", f"Bearer {server.token}")
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status in (200, 204)
+
+    row = page.locator("#integrations-unlinked .ig-unlinked-row").filter(has_text=cc_id)
+    expect(row).to_contain_text("several projects", timeout=10_000)
+    expect(row).to_contain_text(f"{outer}/shop")
+    assert page.evaluate("window.__igMarker") == "kept"
+    row.scroll_into_view_if_needed()
+    shot(page, "integrations-unlinked")
+    w.assert_clean()
