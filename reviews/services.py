@@ -4,7 +4,7 @@
 - review_step_update: the agent changes one step's text, or asks for a new look (open);
 - review_step_decide: the owner's decision on the board (accept / reject / reopen /
   comment). Each decision is an owner comment linked to the step (comment.step_id), written
-  in the same transaction through tasks.services.owner_comment_add, so it reaches the bound
+  in the same transaction through tasks.services.owner_comment_step, so it reaches the bound
   session through the comment path (§4). Agents never accept or reject.
 
 A write that changes nothing is not kept: no row, no event, a "Nothing changed" note.
@@ -33,7 +33,7 @@ from tasks import steps as step_rules
 from tasks.events import EventKind, record_event
 from tasks.models import Comment, Task
 from tasks.selectors import get_task
-from tasks.services import Outcome, owner_comment_add
+from tasks.services import Outcome, owner_comment_step
 from tasks.steps import StepIn, checked_text
 
 DECISIONS = ("accept", "reject", "reopen", "comment")
@@ -277,7 +277,7 @@ def review_step_decide(
             found.save()
         steps = selectors.review_steps(task)
         body = _decision_text(what, found, steps, note)
-        written = owner_comment_add(key=task.key, body=body, actor=actor, step_id=found.id)
+        written = owner_comment_step(task, body=body, actor=actor, step_id=found.id)
         if target is not None:
             payload = _payload(found, actor, previous=previous, comment_id=written.obj.id)
             _event(_KIND[target], task, actor, payload)

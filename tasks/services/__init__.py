@@ -19,6 +19,7 @@ from tasks.services.comments import (
     comment_replies_read,
     comments_deliver,
     owner_comment_add,
+    owner_comment_step,
 )
 from tasks.services.decisions import decision_add
 from tasks.services.projects import project_upsert, set_project_rules
@@ -34,6 +35,7 @@ __all__ = [
     "comments_deliver",
     "decision_add",
     "owner_comment_add",
+    "owner_comment_step",
     "parse_first_line",
     "project_upsert",
     "report_add",

@@ -2,6 +2,7 @@
 
 - owner_comment_add: the owner writes on the board (sent); it also marks the task's agent
   replies read (§2: sending a comment does the same as "Mark replies read").
+  owner_comment_step is its write inside another service's transaction (a review decision).
 - comment_replies_read: the board's "Mark replies read".
 - comment_add: an agent's reply (MCP); replying to an owner comment marks it read.
 - comment_ack: the agent acknowledges owner comments (by id, or all of a task).
@@ -94,34 +95,43 @@ def _unread_replies(task: Task) -> list[Comment]:
 # --- the owner (board) -------------------------------------------------------------------
 
 
-def owner_comment_add(
-    *, key: str, body: str, actor: str = actors.OWNER, step_id: int | None = None
-) -> Outcome[Comment]:
+def owner_comment_add(*, key: str, body: str, actor: str = actors.OWNER) -> Outcome[Comment]:
     """The owner writes a comment on a task's thread, for the agent of the bound session.
 
-    body: markdown, up to 4000 characters. step_id: the Owner check step the comment is
-    about (reviews.review_step_decide calls this inside its own transaction, §1). The
-    comment is sent now and waits for a hook of the bound, exactly linked session (§4).
-    Writing on the task marks its agent replies read. Events: comment.added {comment_id,
-    author, author_kind, excerpt, in_reply_to, session}, then comment.read {comment_ids,
-    author_kind, by, reason: "comment"} when replies were unread. Outcome.notes say where
-    it goes.
+    body: markdown, up to 4000 characters. The comment is sent now and waits for a hook of
+    the bound, exactly linked session (§4). Writing on the task marks its agent replies
+    read. Events: comment.added {comment_id, author, author_kind, excerpt, in_reply_to,
+    session}, then comment.read {comment_ids, author_kind, by, reason: "comment"} when
+    replies were unread. Outcome.notes say where it goes.
     """
-    text = _clean_body(body)
     with transaction.atomic():
-        task = load_task(key)
-        now = timezone.now()
-        recipient = recipient_of(task)
-        comment = Comment.objects.create(
-            task=task,
-            author_kind=COMMENT_OWNER,
-            author_name=actor,
-            body=text,
-            step_id=step_id,
-            created_at=now,
-        )
-        _added(comment, actor=actor, session=recipient.name if recipient else None)
-        _mark_read(task, _unread_replies(task), actor=actor, reason="comment", now=now)
+        return owner_comment_step(load_task(key), body=body, actor=actor)
+
+
+def owner_comment_step(
+    task: Task, *, body: str, actor: str, step_id: int | None = None
+) -> Outcome[Comment]:
+    """owner_comment_add's write as a step of the caller's open transaction.
+
+    reviews.review_step_decide writes a decision and the comment that carries it in one
+    transaction (§1), and a service does not call another public service (ARCHITECTURE
+    §3): both call this step. step_id: the Owner check step the comment is about.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("owner_comment_step runs inside the caller's transaction")
+    text = _clean_body(body)
+    now = timezone.now()
+    recipient = recipient_of(task)
+    comment = Comment.objects.create(
+        task=task,
+        author_kind=COMMENT_OWNER,
+        author_name=actor,
+        body=text,
+        step_id=step_id,
+        created_at=now,
+    )
+    _added(comment, actor=actor, session=recipient.name if recipient else None)
+    _mark_read(task, _unread_replies(task), actor=actor, reason="comment", now=now)
     note = (
         f"Comment #{comment.id} goes to {recipient.name}."
         if recipient

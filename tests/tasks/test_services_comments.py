@@ -666,3 +666,11 @@ def test_take_wake_lines_gives_nothing_to_a_session_not_exactly_linked():
     owner(task)
     assert comment_delivery.take_wake_lines(plain) is None
     assert comment_delivery.take_wake_lines(None) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_owner_comment_step_writes_only_inside_a_callers_transaction():
+    task = make_task(make_project("steps"), title="Checkout")
+    with pytest.raises(RuntimeError, match="inside the caller's transaction"):
+        services.owner_comment_step(task, body="On its own", actor="owner")
+    assert not Comment.objects.filter(task=task).exists()
