@@ -1,7 +1,8 @@
-"""Generated references: docs/configuration.md and docs/mcp-tools.md (`make docs`).
+"""Generated references: docs/configuration.md, docs/mcp-tools.md, docs/commands.md.
 
-Both files are rendered from the code that defines them — the settings table
-(`config.SETTINGS`) and the tools and resources `mcp.build_server()` registers — and
+Each file is rendered from the code that defines it — the settings table
+(`config.SETTINGS`), the tools and resources `mcp.build_server()` registers, and the
+argument parsers of the `relaybay` commands (`make docs`) — and
 tests/test_docs_current.py fails when a file differs from what this module renders now.
 
 Tool docs come from what the model itself sees: the docstring (description), the input
@@ -357,6 +358,52 @@ def render_mcp_tools(server: Any = None) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+# --- commands.md ---------------------------------------------------------------------------
+
+HELP_COLUMNS = "100"  # argparse wraps to the terminal: render at a fixed width
+
+
+def command_help(name: str) -> str:
+    """`relaybay <name> --help` without the settings' flags (configuration.md has them)."""
+    from django.core.management import load_command_class
+    from django.core.management.base import BaseCommand
+
+    command = load_command_class("relaybay_site", name)
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = HELP_COLUMNS
+    try:
+        parser = BaseCommand.create_parser(command, "relaybay", name)
+        return parser.format_help().rstrip()
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+
+
+def render_commands() -> str:
+    """docs/commands.md from relaybay.cli.COMMANDS and each command's parser."""
+    from relaybay.cli import COMMANDS
+
+    lines = [
+        "# Commands",
+        "",
+        GENERATED,
+        "",
+        "`relaybay <command> [options]` (the same as `python -m relaybay <command> …`). Every "
+        "command also takes the settings' flags (`--home`, `--port`, … — see "
+        "[configuration.md](configuration.md)) anywhere on the line; an invalid value is one "
+        "line naming the setting and exit code 2.",
+        "",
+        "| Command | What it does |",
+        "| --- | --- |",
+        *(f"| [`{name}`](#relaybay-{name}) | {_cell(text)} |" for name, text in COMMANDS.items()),
+    ]
+    for name, text in COMMANDS.items():
+        lines += ["", f"## relaybay {name}", "", text, "", "```text", command_help(name), "```"]
+    return "\n".join(lines) + "\n"
+
+
 # --- running it ------------------------------------------------------------------------------
 
 
@@ -385,6 +432,7 @@ def write_docs(out: Path) -> list[Path]:
     for name, text in (
         ("configuration.md", render_configuration()),
         ("mcp-tools.md", render_mcp_tools()),
+        ("commands.md", render_commands()),
     ):
         path = out / name
         path.write_text(text, encoding="utf-8")

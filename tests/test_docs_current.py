@@ -29,6 +29,26 @@ def test_mcp_tools_reference_is_current():
     assert current == docgen.render_mcp_tools(), STALE.format(name="docs/mcp-tools.md")
 
 
+def test_commands_reference_is_current():
+    current = (DOCS / "commands.md").read_text(encoding="utf-8")
+    assert current == docgen.render_commands(), STALE.format(name="docs/commands.md")
+
+
+def test_the_commands_reference_shows_each_commands_own_options():
+    from relaybay.cli import COMMANDS
+
+    text = docgen.render_commands()
+    for name in COMMANDS:
+        assert f"## relaybay {name}\n" in text
+        assert f"usage: relaybay {name} " in text
+    setup = text.split("## relaybay setup\n", 1)[1].split("\n## ", 1)[0]
+    for option in ("--apply", "--remove", "--expect HASH", "--mode {command,http}", "--check"):
+        assert option in setup
+    # The settings' flags and Django's own options live elsewhere or nowhere.
+    assert "--home" not in setup
+    assert "--pythonpath" not in text
+
+
 def test_the_configuration_reference_has_a_row_per_setting():
     text = docgen.render_configuration()
     rows = [line for line in text.splitlines() if line.startswith("| `")]

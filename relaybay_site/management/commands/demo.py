@@ -5,21 +5,19 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 
 from relaybay_site import demo
 from relaybay_site.config import FLAGS_ENV
-from relaybay_site.management.commands._flags import add_setting_flags
+from relaybay_site.management.commands._flags import RelaybayCommand
 
 
-class Command(BaseCommand):
+class Command(RelaybayCommand):
     help = "Seed a made-up workspace into the data folder (--home is required)."
-    # The checks would open the database before prepare_database has looked at it.
-    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         parser.add_argument(
@@ -27,7 +25,6 @@ class Command(BaseCommand):
             action="store_true",
             help="Rename a database that holds work to relaybay.sqlite.before-demo-<time>.",
         )
-        add_setting_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         given = json.loads(os.environ.get(FLAGS_ENV) or "{}").get("home")

@@ -15,12 +15,11 @@ import platform
 import stat
 import sys
 from pathlib import Path
-from typing import Any, ClassVar
-
-from django.core.management.base import BaseCommand
+from typing import Any
 
 from relaybay import get_version
 from relaybay_site import tokens
+from relaybay_site.management.commands._flags import RelaybayCommand
 from relaybay_site.setup import checks, detect
 from relaybay_site.setup.checks import Item
 
@@ -28,15 +27,11 @@ MIN_PYTHON = (3, 12)
 MIN_CLAUDE_VERSION = (2, 0, 0)
 
 
-class Command(BaseCommand):
+class Command(RelaybayCommand):
     help = "Check this machine's relaybay, server and Claude Code setup; writes nothing."
-    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         _add_arguments(parser)
-        from relaybay_site.management.commands._flags import add_setting_flags
-
-        add_setting_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings

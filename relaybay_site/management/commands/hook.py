@@ -9,13 +9,12 @@ no system checks, and the token is never created here.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
 from relaybay import hook_client
-from relaybay_site.management.commands._flags import add_setting_flags
+from relaybay_site.management.commands._flags import RelaybayCommand
 
 HOOK_PATH = "/hooks/claude-code"
 WAIT_PATH = "/hooks/claude-code/wait"
@@ -25,12 +24,11 @@ class WakeUp(SystemExit):
     """The forwarder's exit code 2 (a wake-up); relaybay.cli turns every other exit into 0."""
 
 
-class Command(BaseCommand):
+class Command(RelaybayCommand):
     help = (
         "Forward one Claude Code hook event (JSON on stdin) to relaybay; print its answer. "
         "Always exits 0 (2 with --wait when the server wakes the session)."
     )
-    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         parser.add_argument(
@@ -45,7 +43,6 @@ class Command(BaseCommand):
             action="store_true",
             help="Wake-up hook: wait for an owner comment; exit 2 with its lines on stderr.",
         )
-        add_setting_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         cfg = settings.RELAYBAY

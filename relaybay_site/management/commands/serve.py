@@ -12,15 +12,14 @@ import sys
 import tempfile
 from importlib import import_module
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
 from django.db import connections
 
 from relaybay import get_version
-from relaybay_site.management.commands._flags import add_setting_flags
+from relaybay_site.management.commands._flags import RelaybayCommand
 from relaybay_site.security import current_token
 
 log = logging.getLogger("relaybay.serve")
@@ -85,17 +84,15 @@ def _restore(db: Path, backup: Path) -> None:
             os.replace(saved, f"{db}{suffix}")
 
 
-class Command(BaseCommand):
+class Command(RelaybayCommand):
     help = "Start relaybay: the board, /mcp and /hooks on one port (127.0.0.1 by default)."
     # The system checks open the database (and so switch it to WAL): handle() runs them
     # after _migrate has taken its copy, so a failed migration leaves the file untouched.
-    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         parser.add_argument(
             "--quiet-access-log", action="store_true", help="Do not print one line per request."
         )
-        add_setting_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         cfg = settings.RELAYBAY

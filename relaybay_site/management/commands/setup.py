@@ -9,12 +9,11 @@ reported, or the `claude mcp add` line is printed. Refusals exit 2 and write not
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
-from relaybay_site.management.commands._flags import add_setting_flags
+from relaybay_site.management.commands._flags import RelaybayCommand
 from relaybay_site.management.commands.token import mcp_add_command
 from relaybay_site.setup import detect
 from relaybay_site.setup.document import SettingsError
@@ -26,12 +25,11 @@ class Refused(SystemExit):
     """Exit code 2 after the reason went to stderr."""
 
 
-class Command(BaseCommand):
+class Command(RelaybayCommand):
     help = (
         "Show (dry run) or write relaybay's hook entries in Claude Code's user settings "
         "(~/.claude/settings.json), with a backup."
     )
-    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         action = parser.add_mutually_exclusive_group()
@@ -64,7 +62,6 @@ class Command(BaseCommand):
             "(may create the token, like relaybay serve). Exit 1 when an item fails.",
         )
         parser.add_argument("--json", action="store_true", help="With --check: a JSON list.")
-        add_setting_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         cfg = settings.RELAYBAY

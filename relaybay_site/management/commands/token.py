@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
 from relaybay_site import tokens
-from relaybay_site.management.commands._flags import add_setting_flags
+from relaybay_site.management.commands._flags import RelaybayCommand
 
 
 def mcp_add_command(base_url: str, token: str) -> str:
@@ -18,11 +17,10 @@ def mcp_add_command(base_url: str, token: str) -> str:
     )
 
 
-class Command(BaseCommand):
+class Command(RelaybayCommand):
     help = "Print the command that registers relaybay with Claude Code (creates the token)."
     # No models are used here, and Django's checks would open (and create) the database,
     # which fails before the first `serve` has made the data folder.
-    requires_system_checks: ClassVar[list[str]] = []
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         parser.add_argument(
@@ -30,7 +28,6 @@ class Command(BaseCommand):
             action="store_true",
             help="Replace the token (restart the server; sign in again).",
         )
-        add_setting_flags(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         cfg = settings.RELAYBAY
