@@ -11,6 +11,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("login", views.login, name="login"),
     path("events", live.events_view, name="events"),
+    path("session-check", views.session_check, name="session_check"),
     path("api/stats", views.api_stats, name="api_stats"),
     path("static/<path:path>", static.serve_static, name="static"),
     path("", include("reviews.file_urls")),

@@ -1,4 +1,4 @@
-"""Public endpoints of the site: /healthz and the sign-in page."""
+"""Endpoints of the site itself: /healthz, the sign-in page and /session-check."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cache
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from relaybay import get_version
 from relaybay_site import live, tokens
@@ -43,6 +43,18 @@ def api_stats(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         {"subscribers": live.bus.count, "streams": live.open_streams(), **live.gauges()}
     )
+
+
+@require_safe
+def session_check(request: HttpRequest) -> HttpResponse:
+    """Signed in: 204. Signed out, BoardAuthMiddleware answers first (302 to /login).
+
+    app.js asks here after its live connection fails: an EventSource cannot see why, and
+    after `token --rotate` and a restart the reason is an old cookie, not a down server.
+    """
+    response = HttpResponse(status=204)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def _signed_in(request: HttpRequest, target: str) -> HttpResponse:

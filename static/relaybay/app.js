@@ -108,6 +108,8 @@
   var lastId = body.getAttribute("data-live-since") || null;
   var retryTimer = null;
   var retryDelay = 1000;
+  var attempt = 0;  // one per connect(): a probe answers only for its own attempt
+  var PROBE_TIMEOUT = 5000;
   var KINDS = (document.querySelector('meta[name="relaybay-event-kinds"]') || {}).content;
   KINDS = KINDS ? KINDS.split(" ") : [];
   var TITLES = {
@@ -146,6 +148,58 @@
     retryDelay = Math.min(retryDelay * 2, 15000);
   }
 
+  // Python's quote(s, safe="/"): what BoardAuthMiddleware puts after /login?next=.
+  function quotePath(s) {
+    return encodeURIComponent(s).replace(/%2F/g, "/").replace(/[!'()*]/g, function (c) {
+      return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+    });
+  }
+
+  // The same target the server's redirect for a signed-out GET of this page names: the
+  // decoded path (Django's request.path) plus the raw query string, quoted once.
+  function signInUrl() {
+    var path = window.location.pathname;
+    try { path = decodeURIComponent(path); } catch (e) { /* keep it as it is */ }
+    return "/login?next=" + quotePath(path + window.location.search);
+  }
+
+  // An EventSource cannot see the HTTP status of a failed connection. After a token
+  // rotation and restart the reason is a cookie that no longer signs in, so ask a tiny
+  // authenticated URL once per failed attempt: 204 → signed in (the server was away),
+  // a redirect (to /login) or 401 → signed out, no answer → the server is down.
+  // Calls back with true, false, or null when it cannot tell.
+  function probeSignedIn(done) {
+    var controller = window.AbortController ? new AbortController() : null;
+    var timer = controller ? setTimeout(function () { controller.abort(); }, PROBE_TIMEOUT) : null;
+    var settle = function (answer) { if (timer) { clearTimeout(timer); } done(answer); };
+    fetch("/session-check", {
+      method: "GET",
+      credentials: "same-origin",
+      cache: "no-store",
+      redirect: "manual",
+      signal: controller ? controller.signal : undefined,
+    }).then(function (response) {
+      if (response.type === "opaqueredirect" || response.status === 401) {
+        settle(false);
+      } else {
+        settle(response.ok ? true : null);
+      }
+    }, function () { settle(null); });
+  }
+
+  function failed(thisAttempt) {
+    setState("offline");
+    probeSignedIn(function (signedIn) {
+      if (signedIn === false) {
+        window.location.replace(signInUrl());
+        return;
+      }
+      // A reconnect started meanwhile (wake-up, online, pageshow) owns the retry now.
+      if (thisAttempt !== attempt || source) { return; }
+      scheduleRetry();
+    });
+  }
+
   // A reconnect keeps the current state on screen until it succeeds ("live") or fails
   // ("offline"): no flicker through "connecting" on every retry or wake-up.
   function connect() {
@@ -153,16 +207,17 @@
     if (source) { source.close(); source = null; }
     var url = "/events" + (lastId ? "?last_event_id=" + encodeURIComponent(lastId) : "");
     var es = new EventSource(url);
+    var thisAttempt = ++attempt;
     source = es;
     es.onopen = function () { retryDelay = 1000; setState("live"); };
     es.onerror = function () {
       // Reconnect ourselves so the replay asks from the last id we saw (a fresh
-      // EventSource sends no Last-Event-ID header).
+      // EventSource sends no Last-Event-ID header); first find out whether we are
+      // still signed in.
       es.close();
       if (source !== es) { return; }
       source = null;
-      setState("offline");
-      scheduleRetry();
+      failed(thisAttempt);
     };
     es.addEventListener("resync", function () { window.location.reload(); });
     KINDS.forEach(function (kind) { es.addEventListener(kind, onMessage); });
