@@ -19,6 +19,67 @@
 
   function htmx() { return window.htmx; }
 
+  // --- comment drafts across a re-render ----------------------------------------------------
+  // Every write of the tab (a step's decision, Remove, paste) answers the whole panel, and
+  // the live refresh swaps it too (dialog.js holds that back while a comment box has text,
+  // but a refetch already on its way still lands). Rather than teach each answer to swap one
+  // step (the counts and the other steps change with it), the text typed into the comment
+  // boxes is kept across any swap of a panel: taken just before (htmx:beforeSwap, or
+  // upload() below, whose htmx.swap fires no beforeSwap), put back into the boxes of the
+  // same id right after (htmx:afterSwap, before the user can type into the new panel), with
+  // the caret. The box of the form just submitted, or still on its way (htmx-request: a
+  // refresh landing meanwhile), is left out: its comment was sent (on an error the server
+  // renders it back itself).
+  var drafts = {};  // task key -> { box id: { value, start, end, focused } }
+
+  function panelsIn(el) {
+    if (!el || !el.matches) { return []; }
+    if (el.matches("[data-review-panel]")) { return [el]; }
+    return Array.prototype.slice.call(el.querySelectorAll("[data-review-panel]"));
+  }
+
+  function takeDrafts(el, sent) {
+    panelsIn(el).forEach(function (panel) {
+      var kept = {};
+      var boxes = panel.querySelectorAll("textarea.rv-comment-box");
+      Array.prototype.forEach.call(boxes, function (box) {
+        var form = box.form;
+        if (!box.id || !box.value || (sent && sent.contains(box)) ||
+            (form && form.classList.contains("htmx-request"))) { return; }
+        kept[box.id] = {
+          value: box.value, start: box.selectionStart, end: box.selectionEnd,
+          focused: document.activeElement === box,
+        };
+      });
+      drafts[panel.getAttribute("data-task-key")] = kept;
+    });
+  }
+
+  function putDrafts(el) {
+    panelsIn(el).forEach(function (panel) {
+      var key = panel.getAttribute("data-task-key");
+      var kept = drafts[key];
+      delete drafts[key];
+      Object.keys(kept || {}).forEach(function (id) {
+        var box = document.getElementById(id);
+        var saved = kept[id];
+        if (!box || !panel.contains(box) || box.value) { return; }  // gone, or the server's text
+        box.value = saved.value;
+        var lost = !document.activeElement || document.activeElement === body;
+        if (saved.focused && lost) { box.focus({ preventScroll: true }); }
+        try { box.setSelectionRange(saved.start, saved.end); } catch (err) { /* detached */ }
+      });
+    });
+  }
+
+  body.addEventListener("htmx:beforeSwap", function (e) {
+    var d = e.detail;
+    if (!d.shouldSwap) { return; }
+    var source = d.requestConfig && d.requestConfig.elt;
+    takeDrafts(d.target, source && source.closest ? source.closest("form") : null);
+  });
+  body.addEventListener("htmx:afterSwap", function (e) { putDrafts(e.target); });
+
   // --- paste ------------------------------------------------------------------------------
   // The last paste message survives a live refresh of its panel for a while.
   var KEEP_MESSAGE = 10000;
@@ -99,6 +160,7 @@
           say(current, "Not attached: " + text.trim(), true);
           return;
         }
+        takeDrafts(current, null);
         swapPanel(current, text);
         var fresh = document.getElementById("review-panel-" + key);
         say(fresh, "Screenshot added to " + which + ".", false);

@@ -155,3 +155,58 @@ def test_the_card_badge_is_tinted_and_opens_the_review_tab(server, new_page, sho
     expect(page.locator(f"#review-panel-{key}")).to_be_visible()
     expect(page.locator("#td-tab-review")).to_have_attribute("aria-selected", "true")
     w.assert_clean()
+
+
+def _mark(page: Any, key: str) -> None:
+    """Mark the shown panel, so that _swapped can tell its replacement."""
+    page.evaluate("key => { document.getElementById('review-panel-' + key).dataset.old = 1; }", key)
+
+
+def _swapped(page: Any, key: str) -> None:
+    """Return once a new panel (without the mark) replaced the marked one."""
+    script = "key => !document.getElementById('review-panel-' + key).dataset.old"
+    page.wait_for_function(script, arg=key, timeout=8_000)
+
+
+def test_a_decision_keeps_the_text_typed_into_another_steps_comment_box(server, new_page, shot):
+    slug, key = checked_task(server)
+    w = new_page(**DESKTOP)
+    page = w.page
+    panel = open_review_tab(page, server, slug, key)
+    box1 = page.locator(f"#review-comment-{key}-1")
+    box2 = page.locator(f"#review-comment-{key}-2")
+
+    # Step 1 accepted with its checkbox while step 2's box holds a half-written comment.
+    box2.fill("Sign out is hidden on mobile")
+    _mark(page, key)
+    page.locator(f"#review-accept-{key}-1").check()
+    _swapped(page, key)
+    expect(panel.locator(".rv-counts")).to_have_text("1 of 3 accepted")
+    expect(box2).to_have_value("Sign out is hidden on mobile")
+    expect(box1).to_have_value("")
+
+    # A comment sent on step 1: its own box empties, step 2's text stays.
+    box1.fill("Works with the app's code")
+    _mark(page, key)
+    page.locator(f"#review-step-{key}-1").get_by_role("button", name="Comment").click()
+    _swapped(page, key)
+    expect(box1).to_have_value("")
+    expect(box2).to_have_value("Sign out is hidden on mobile")
+
+    # Decided while the focus stays in step 2's box (a script's click): focus and caret kept.
+    box2.focus()
+    box2.evaluate("el => el.setSelectionRange(4, 7)")
+    _mark(page, key)
+    page.evaluate("id => document.getElementById(id).click()", f"review-accept-{key}-3")
+    _swapped(page, key)
+    expect(panel.locator(".rv-counts")).to_have_text("2 of 3 accepted")
+    expect(box2).to_have_value("Sign out is hidden on mobile")
+    expect(box2).to_be_focused()
+    assert box2.evaluate("el => [el.selectionStart, el.selectionEnd]") == [4, 7]
+
+    # The owner's own Reject on step 2 then sends it and empties the box.
+    page.locator(f"#review-step-{key}-2").get_by_role("button", name="Reject").click()
+    expect(panel.locator(".rv-counts")).to_have_text("2 of 3 accepted · 1 rejected", timeout=8_000)
+    expect(box2).to_have_value("")
+    shot(page, "review-tab-other-draft-kept-desktop")
+    w.assert_clean()
