@@ -8,17 +8,16 @@ import pytest
 from django.test import Client
 
 from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
+from relaybay_site.security import current_token
 from relaybay_site.settings import STATIC_DIR
+from tests.support.board import signed_in_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def client() -> Client:
-    c = Client()
-    c.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
-    return c
+    return signed_in_client()
 
 
 def test_settings_leads_to_integrations_the_first_tab(client):

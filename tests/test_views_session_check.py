@@ -7,15 +7,14 @@ from django.test import Client
 
 from relaybay_site import tokens
 from relaybay_site.security import COOKIE_NAME, current_token
+from tests.support.board import signed_in_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def client() -> Client:
-    c = Client()
-    c.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
-    return c
+    return signed_in_client()
 
 
 def test_signed_in_it_answers_204_with_nothing_to_cache(client):

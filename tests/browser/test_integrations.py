@@ -28,7 +28,12 @@ from relaybay_site.setup.entries import EVENTS, HOOK_PATH
 from tests.browser.helpers import sign_in, wait_state
 from tests.sessions.hook_payloads import payload
 from tests.support.mcp_client import call_tool
-from tests.support.server import RelaybayServer, profile_env, write_fake_claude
+from tests.support.server import (
+    RelaybayServer,
+    profile_env,
+    seed_claude_settings,
+    write_fake_claude,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -74,11 +79,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
 @pytest.fixture
 def ig(machine: Machine) -> Machine:
     """The machine with the seeded settings file and no backups, whatever ran before."""
-    folder = machine.settings_file.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    machine.settings_file.write_text(json.dumps(SEED, indent=2) + "\n")
+    seed_claude_settings(machine.settings_file, SEED)
     return machine
 
 

@@ -25,7 +25,13 @@ from relaybay_site import tokens
 from relaybay_site.flash import COOKIE as FLASH_COOKIE
 from relaybay_site.security import COOKIE_NAME
 from relaybay_site.setup.entries import EVENTS, HOOK_PATH
-from tests.support.server import RelaybayServer, profile_env, run_cli, write_fake_claude
+from tests.support.server import (
+    RelaybayServer,
+    profile_env,
+    run_cli,
+    seed_claude_settings,
+    write_fake_claude,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -127,11 +133,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
 @pytest.fixture
 def ig(machine: Machine) -> Machine:
     """The machine with the seeded settings file and no backups, whatever ran before."""
-    folder = machine.settings_file.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    machine.settings_file.write_text(json.dumps(SEED, indent=2) + "\n")
+    seed_claude_settings(machine.settings_file, SEED)
     return machine
 
 

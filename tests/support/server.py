@@ -41,6 +41,15 @@ def profile_env(claude_home: Path, bin_dir: Path) -> dict[str, str]:
     return {"HOME": str(claude_home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
 
+def seed_claude_settings(settings_file: Path, data: dict) -> None:
+    """The profile's .claude folder holding only `data` as settings.json: no backups."""
+    folder = settings_file.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    settings_file.write_text(json.dumps(data, indent=2) + "\n")
+
+
 def run_cli(
     *args: str, home: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:

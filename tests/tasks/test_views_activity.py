@@ -9,12 +9,11 @@ from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
 from tasks import selectors, services
 from tasks.events import EventKind, record_event
 from tasks.models import Event
 from tasks.selectors.activity import PAGE_SIZE
+from tests.support.board import signed_in_client
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +21,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def client() -> Client:
-    c = Client()
-    c.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
-    return c
+    return signed_in_client()
 
 
 def get(client: Client, url: str, status: int = 200) -> str:

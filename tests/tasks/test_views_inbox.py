@@ -12,9 +12,10 @@ from django.test.utils import CaptureQueriesContext
 
 from relaybay_site import tokens
 from relaybay_site.config import load_config
-from relaybay_site.security import COOKIE_NAME, current_token
+from relaybay_site.security import current_token
 from tasks import extensions, services
 from tasks.extensions import InboxGroup, InboxRow
+from tests.support.board import signed_in_client
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -25,9 +26,7 @@ XSS_TITLE = "<script>alert(1)</script> & <img src=x onerror=alert(2)>"
 
 @pytest.fixture
 def client() -> Client:
-    c = Client()
-    c.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
-    return c
+    return signed_in_client()
 
 
 @pytest.fixture

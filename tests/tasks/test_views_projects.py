@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
+from tests.support.board import signed_in_client
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -14,9 +13,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def client() -> Client:
-    c = Client()
-    c.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
-    return c
+    return signed_in_client()
 
 
 def test_the_projects_page_says_how_to_start_when_there_are_none(client: Client) -> None:
