@@ -111,7 +111,7 @@ def _state(mode: str, claude: detect.ClaudeCode) -> State:
 
 
 def installed_mode(settings_path: Path, base_url: str) -> str:
-    """ "http" when relaybay's hooks for this server are http hooks, else "command"."""
+    """The hook type installed for this server: http when its hooks are http hooks."""
     try:
         data = document.parse(document.decode(read_bytes(settings_path)))
     except (document.SettingsError, OSError):
