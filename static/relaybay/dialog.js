@@ -373,14 +373,66 @@
     if (formDirty(form)) { staleNote(form, true); } else { reloadForm(form); }
   }
 
+  // One refetch per section at a time, in order with the writes sent from inside it. htmx's
+  // own queue cannot do it: a refetch's answer replaces the section (outerHTML), and a
+  // request htmx queued on the replaced element is silently dropped, so an event arriving
+  // during a slow refetch would never show. Here a refresh asked for while the section's
+  // refetch or one of its writes runs is owed, and sent (from the new element) once they are
+  // done. htmx:beforeSwap drops the answer of a refetch sent before a write (the write
+  // answers with a newer state; a refresh is owed) and of one that would replace text typed
+  // since it was sent.
+  var running = {};    // section id -> its refetches and writes in flight (XHRs)
+  var owed = {};       // section id -> a refresh to send once none runs
+  var lastWrite = {};  // section id -> the number of the last write sent from inside it
+  var sent = 0;        // numbers the requests above in the order they were sent
+
+  function sectionOf(el) {
+    var section = el && el.closest && el.closest("[data-live-section]");
+    return section && section.id && section.closest("[data-task-root]") ? section : null;
+  }
+
+  function busy(id) {
+    var live = (running[id] || []).filter(function (xhr) {
+      return xhr.readyState > 0 && xhr.readyState < 4;  // sent, not done or aborted
+    });
+    running[id] = live;
+    return live.length > 0;
+  }
+
+  function refresh(section) {
+    if (!htmx() || hasDraft(section)) { return; }
+    if (busy(section.id)) { owed[section.id] = true; return; }
+    htmx().trigger(section, "refresh");
+  }
+
+  // Once nothing runs and htmx has set up the section (a new one right after its swap
+  // still has the added class), send what is owed.
+  function payOwed(id) {
+    var section = document.getElementById(id);
+    if (!owed[id] || !section || busy(id) || section.classList.contains("htmx-added")) { return; }
+    delete owed[id];
+    refresh(section);
+  }
+
+  body.addEventListener("htmx:beforeSend", function (e) {
+    var d = e.detail;
+    var section = sectionOf(d.elt);
+    var refetch = !!section && d.elt === section;
+    if (!section || (!refetch && d.requestConfig.verb === "get")) { return; }
+    d.xhr._rbSection = section.id;
+    d.xhr._rbSent = ++sent;
+    d.xhr._rbRefetch = refetch;
+    if (!refetch) { lastWrite[section.id] = sent; }
+    (running[section.id] = running[section.id] || []).push(d.xhr);
+  });
+  body.addEventListener("htmx:afterRequest", function (e) {
+    var id = e.detail.xhr && e.detail.xhr._rbSection;
+    if (id) { payOwed(id); }
+  });
+
   function refreshRoot(container) {
     container._rbTimer = null;
-    if (!htmx()) { return; }
-    var sections = container.querySelectorAll("[data-live-section]");
-    Array.prototype.forEach.call(sections, function (section) {
-      if (hasDraft(section)) { return; }
-      htmx().trigger(section, "refresh");
-    });
+    Array.prototype.forEach.call(container.querySelectorAll("[data-live-section]"), refresh);
   }
 
   function schedule(container) {
@@ -406,11 +458,8 @@
     if (!session) { return; }
     var marks = document.querySelectorAll("[data-task-root] [data-live-session]");
     Array.prototype.forEach.call(marks, function (mark) {
-      var section = mark.closest("[data-live-section]");
-      if (mark.getAttribute("data-live-session") === session && section && !hasDraft(section) &&
-          htmx()) {
-        htmx().trigger(section, "refresh");
-      }
+      var section = sectionOf(mark);
+      if (mark.getAttribute("data-live-session") === session && section) { refresh(section); }
     });
   });
   // The form's own save: refresh the details at once (the live event follows anyway).
@@ -432,6 +481,17 @@
       d.isError = false;
     }
     if (!target || !target.id || !target.closest || !target.closest("[data-task-root]")) { return; }
+    if (d.xhr._rbRefetch && target.id === d.xhr._rbSection) {
+      if (d.xhr._rbSent < (lastWrite[target.id] || 0)) {
+        d.shouldSwap = false;  // read before a write sent since: refetch once it is done
+        owed[target.id] = true;
+        return;
+      }
+      if (hasDraft(target)) {
+        d.shouldSwap = false;  // typed into after the refetch was sent: keep the text
+        return;
+      }
+    }
     if (d.requestConfig.verb === "get" && target.matches("[data-task-form]") && formDirty(target) &&
         !(source && source.hasAttribute && source.hasAttribute("data-form-reload"))) {
       d.shouldSwap = false;  // typed after the refetch started: keep the draft
@@ -477,6 +537,7 @@
 
   function onLoad(el) {
     if (!el || !el.matches) { return; }
+    Object.keys(owed).forEach(payOwed);
     var dlg = el.matches("dialog[data-task-dialog]") ? el : el.querySelector("dialog[data-task-dialog]");
     if (dlg && !dlg.open) {
       openDialog(dlg, el === body);

@@ -203,6 +203,101 @@ def test_binding_and_unbinding_from_the_session_panel(server, new_page, shot, si
     w.assert_clean()
 
 
+# A slow network inside the page: the answers of requests whose method and URL contain a
+# rule's text reach htmx `ms` later (the server has answered already); until then the request
+# counts as loading, and abort() cancels it as in flight. window.__slow.pending: how many
+# such answers are still on their way.
+SLOW_ANSWERS = """
+(rules) => {
+  const P = XMLHttpRequest.prototype;
+  const open = P.open, send = P.send, abort = P.abort;
+  const state = Object.getOwnPropertyDescriptor(P, "readyState").get;
+  const slow = window.__slow = { pending: 0 };
+  Object.defineProperty(P, "readyState", { configurable: true, get: function () {
+    return this.__late ? 3 : state.call(this);
+  } });
+  P.open = function (method, url) {
+    this.__what = method + " " + url;
+    return open.apply(this, arguments);
+  };
+  P.send = function () {
+    const xhr = this;
+    const rule = Object.keys(rules).find((part) => xhr.__what.indexOf(part) >= 0);
+    if (rule) {
+      const onload = xhr.onload;
+      slow.pending++;
+      xhr.onload = function (event) {
+        xhr.__late = setTimeout(function () {
+          xhr.__late = null;
+          slow.pending--;
+          onload.call(xhr, event);
+        }, rules[rule]);
+      };
+    }
+    return send.apply(this, arguments);
+  };
+  P.abort = function () {
+    if (!this.__late) { return abort.apply(this, arguments); }
+    clearTimeout(this.__late);
+    this.__late = null;
+    slow.pending--;
+    if (this.onabort) { this.onabort(); }
+  };
+}
+"""
+
+
+def test_a_slow_live_refresh_of_the_session_panel_never_shows_an_older_state(server, new_page):
+    """The panel's live refetch may answer late: it keeps text typed meanwhile, loses to a
+    write sent after it, and a refresh asked for while it runs still happens."""
+    slug = new_project(server, "slow-proj")
+    key = new_task(server, slug, "Slow answers")
+    helper = new_task(server, slug, "Helper")
+    tool(server, "task_bind_session", task=helper, session=DESK_A, session_title="Payments")
+
+    w = new_page(**DESKTOP)
+    page = w.page
+    sign_in(page, server, "/")
+    _open_panel(page, server, slug, key)
+    wait_state(page, "live")
+    panel = page.locator(f"#session-panel-{key}")
+    panel.get_by_text("Bind a session").click()
+    panel.locator(".sp-option").filter(has_text="Payments").click()
+    expect(panel.locator(".sp-name")).to_have_text("Payments")
+    page.evaluate(SLOW_ANSWERS, {"/panel/session": 1500, "/session/unbind": 400})
+
+    def refetch_started_by_an_earlier_event() -> None:
+        page.wait_for_function("() => window.__slow.pending === 0")
+        page.evaluate(
+            "(key) => htmx.trigger(document.querySelector("
+            "  `#session-panel-${key}`).closest('[data-live-section]'), 'refresh')",
+            key,
+        )
+
+    # Text typed while the refetch is on its way stays.
+    refetch_started_by_an_earlier_event()
+    panel.get_by_text("Unbind…").click()
+    reason = panel.get_by_label("Reason")
+    reason.fill("picked the wrong one")
+    page.wait_for_function("() => window.__slow.pending === 0")
+    expect(reason).to_have_value("picked the wrong one")
+
+    # A write sent after it wins, also when the refetch answers after the write.
+    refetch_started_by_an_earlier_event()
+    panel.get_by_role("button", name="Unbind session").click()
+    expect(panel).to_contain_text("No session is bound")
+    page.wait_for_function("() => window.__slow.pending === 0")  # the late answer is in
+    expect(panel).to_contain_text("No session is bound")
+    panel.get_by_text("Binding history").click()
+    expect(panel.locator(".sp-history-row")).to_contain_text("picked the wrong one")
+
+    # An agent binds while a refetch runs: the panel still follows.
+    refetch_started_by_an_earlier_event()
+    tool(server, "task_bind_session", task=key, session="bob-elsewhere")
+    expect(panel.locator(".sp-name")).to_have_text("bob-elsewhere", timeout=8_000)
+    w.assert_clean()
+
+
 def _hook(server: RelaybayServer, name: str, **changes: object) -> int:
     """One Claude Code hook event over real HTTP, as the hook client sends it."""
     body = json.dumps(payload(name, **changes)).encode()
