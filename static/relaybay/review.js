@@ -20,9 +20,9 @@
   function htmx() { return window.htmx; }
 
   // --- comment drafts across a re-render ----------------------------------------------------
-  // Every write of the tab (a step's decision, Remove, paste) answers the whole panel, and
-  // the live refresh swaps it too (dialog.js holds that back while a comment box has text,
-  // but a refetch already on its way still lands). Rather than teach each answer to swap one
+  // Every write of the tab (a step's decision, Remove, paste) answers the whole panel. The
+  // live refresh never lands over typed text (dialog.js holds it back and drops an answer
+  // that would), but a write's answer must swap. Rather than teach each answer to swap one
   // step (the counts and the other steps change with it), the text typed into the comment
   // boxes is kept across any swap of a panel: taken just before (htmx:beforeSwap, or
   // upload() below, whose htmx.swap fires no beforeSwap), put back into the boxes of the
