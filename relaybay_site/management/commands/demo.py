@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from relaybay_site import demo
+from relaybay_site import demo, serve_lock
 from relaybay_site.config import FLAGS_ENV
 from relaybay_site.management.commands._flags import RelaybayCommand
 
@@ -32,9 +32,21 @@ class Command(RelaybayCommand):
             raise CommandError("--home is required: the demo seeds its own data folder.")
         cfg = settings.RELAYBAY
         cfg.home_path.mkdir(parents=True, exist_ok=True)
+        try:  # a running server's database must not be renamed or seeded under it
+            lock = serve_lock.lock_data_folder(cfg.home_path)
+        except serve_lock.StartRefused as exc:
+            self.stderr.write(f"relaybay: {exc}")
+            raise SystemExit(1) from None
+        lock.record(pid=os.getpid(), what="seeding relaybay demo")
+        try:
+            self._seed(cfg, force=options["force"])
+        finally:
+            lock.release()
+
+    def _seed(self, cfg: Any, *, force: bool) -> None:
         db = Path(settings.DATABASES["default"]["NAME"])
         try:
-            moved = demo.prepare_database(db, force=options["force"], now=timezone.localtime())
+            moved = demo.prepare_database(db, force=force, now=timezone.localtime())
         except demo.DemoRefused as exc:
             self.stderr.write(f"relaybay: {exc}")
             raise SystemExit(1) from None

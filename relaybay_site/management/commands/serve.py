@@ -19,7 +19,9 @@ from django.core.management import call_command
 from django.db import connections
 
 from relaybay import get_version
+from relaybay_site import http_limits, serve_lock
 from relaybay_site.management.commands._flags import RelaybayCommand
+from relaybay_site.management.commands.token import mcp_add_command
 from relaybay_site.security import current_token
 
 log = logging.getLogger("relaybay.serve")
@@ -84,6 +86,23 @@ def _restore(db: Path, backup: Path) -> None:
             os.replace(saved, f"{db}{suffix}")
 
 
+def _daphne_server() -> type:
+    from daphne.server import Server
+
+    class ListenReportingServer(Server):
+        """daphne's Server remembering why it could not listen (it only logs and stops)."""
+
+        listen_failed = ""
+
+        def listen_error(self, failure: Any) -> None:
+            error = failure.value
+            self.listen_failed = getattr(getattr(error, "socketError", None), "strerror", "")
+            self.listen_failed = self.listen_failed or failure.getErrorMessage()
+            self.stop()
+
+    return ListenReportingServer
+
+
 class Command(RelaybayCommand):
     help = "Start relaybay: the board, /mcp and /hooks on one port (127.0.0.1 by default)."
     # The system checks open the database (and so switch it to WAL): handle() runs them
@@ -99,6 +118,14 @@ class Command(RelaybayCommand):
         cfg.home_path.mkdir(parents=True, exist_ok=True)
         if warning := bind_warning(cfg):
             self.stderr.write(warning)
+        # Lock and port first: a start that cannot run must not migrate or sweep (serve_lock).
+        try:
+            lock = serve_lock.lock_data_folder(cfg.home_path)
+            held = serve_lock.hold_port(cfg.host, cfg.port)
+        except serve_lock.StartRefused as exc:
+            self.stderr.write(f"relaybay: {exc}")
+            raise SystemExit(1) from None
+        lock.record(pid=os.getpid(), what=cfg.base_url)
         self._migrate()
         import_module("reviews.attachments").sweep_orphans()  # files a crash left (§9.10)
         if not options.get("skip_checks"):
@@ -106,12 +133,12 @@ class Command(RelaybayCommand):
         token = current_token()
 
         from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
 
         from relaybay_site.asgi import application
 
+        http_limits.install(cfg.attachments_max_mb)
         self._print_banner(cfg, token)
-        server = Server(
+        server = _daphne_server()(
             application,
             endpoints=build_endpoint_description_strings(host=cfg.host, port=cfg.port),
             signal_handlers=True,
@@ -120,7 +147,13 @@ class Command(RelaybayCommand):
             application_close_timeout=2,
         )
         self._register_shutdown(application)
+        held.close()
         server.run()
+        lock.release()
+        if server.listen_failed:
+            refusal = serve_lock.port_refusal(cfg.host, cfg.port, server.listen_failed)
+            self.stderr.write(f"relaybay: {refusal}")
+            raise SystemExit(1)
 
     def _migrate(self) -> None:
         """Apply pending migrations; on failure put the database file back as it was (§11).
@@ -149,16 +182,15 @@ class Command(RelaybayCommand):
                 shutil.rmtree(backup, ignore_errors=True)
 
     def _print_banner(self, cfg: Any, token: str) -> None:
+        """One link to click and the exact line that connects Claude Code to this server.
+
+        Both hold the token, like the file the user can read anyway; the access log, which
+        may be kept, still redacts it (§9.5).
+        """
         base = cfg.base_url
         self.stdout.write(f"relaybay {get_version()} on {base}  (data folder: {cfg.home})")
-        if sys.stdout.isatty():
-            self.stdout.write(f"Sign in: open {base}/login?token={token}")
-        else:
-            self.stdout.write(
-                f"Sign in: open {base}/login and paste the token that "
-                f"`relaybay token --home {cfg.home}` prints."
-            )
-        self.stdout.write(f"Connect Claude Code: relaybay token --home {cfg.home}")
+        self.stdout.write(f"Sign in: open {base}/login?token={token}")
+        self.stdout.write(f"Connect Claude Code: {mcp_add_command(base, token)}")
         self.stdout.flush()
 
     def _register_shutdown(self, application: Any) -> None:
