@@ -26,8 +26,7 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from relaybay_site import flash
-from relaybay_site.management.commands.token import mcp_add_command
+from relaybay_site import flash, tokens
 from relaybay_site.security import current_token, forbidden
 from relaybay_site.settings_pages import settings_sections
 from relaybay_site.setup import checks, detect, document
@@ -176,7 +175,7 @@ def _machine(state: State) -> dict[str, Any]:
         "base_url": cfg.base_url,
         "mcp_url": registered,
         "mcp_other": bool(registered) and registered != cfg.base_url + "/mcp",
-        "mcp_command": mcp_add_command(cfg.base_url, "<token>"),
+        "mcp_command": tokens.mcp_add_command(cfg.base_url, "<token>"),
     }
 
 

@@ -9,14 +9,20 @@ killed server leaves nothing behind that blocks the next start.
 
 from __future__ import annotations
 
+import os
+import pty
+import select
 import signal
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.server import RelaybayServer, free_port, run_cli
+from tests.support.server import RelaybayServer, clean_env, free_port, run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -84,13 +90,56 @@ def test_a_taken_port_is_refused_with_one_line_naming_it(tmp_path: Path) -> None
     assert not (tmp_path / "home" / "relaybay.sqlite").exists()  # refused before migrating
 
 
-def test_the_banner_gives_one_sign_in_link_and_the_exact_connect_line(
+def test_the_banner_in_a_log_names_the_command_that_prints_the_link(
     running: RelaybayServer,
 ) -> None:
     log = running.log()
-    assert f"Sign in: open {running.base_url}/login?token={running.token}" in log
-    assert f"relaybay {running.base_url}/mcp" in log  # the claude mcp add line for this port
-    assert f'--header "Authorization: Bearer {running.token}"' in log
+    assert running.token not in log  # a log file may be kept or shared
+    command = f"relaybay token --home {running.home} --port {running.port}"
+    assert f"Sign in: open the link that `{command}` prints" in log
+    assert f"Connect Claude Code: run `{command}`" in log
+    printed = run_cli("token", "--port", str(running.port), home=running.home)
+    assert f"{running.base_url}/login?token={running.token}" in printed.stdout
+    assert f"relaybay {running.base_url}/mcp" in printed.stdout
+
+
+def banner_on_a_terminal(home: Path, port: int) -> str:
+    """What `relaybay serve` prints when its output is a terminal, as after `make run`."""
+    master, slave = pty.openpty()
+    env = clean_env(RELAYBAY_HOME=str(home))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "relaybay", "serve", "--port", str(port)],
+        env=env,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 30
+        while b"Connect Claude Code" not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if ready:
+                seen += os.read(master, 4096)
+        seen += os.read(master, 4096) if select.select([master], [], [], 0.5)[0] else b""
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+        os.close(master)
+    return seen.decode()
+
+
+def test_the_banner_on_a_terminal_gives_one_sign_in_link_and_the_exact_connect_line(
+    tmp_path: Path,
+) -> None:
+    home, port = tmp_path / "home", free_port()
+    banner = banner_on_a_terminal(home, port)
+    token = (home / "token").read_text().strip()
+    base = f"http://127.0.0.1:{port}"
+    assert f"Sign in: open {base}/login?token={token}" in banner
+    assert f"relaybay {base}/mcp" in banner  # the claude mcp add line for this port
+    assert f'--header "Authorization: Bearer {token}"' in banner
 
 
 def test_the_demo_refuses_a_folder_a_server_is_running_on(running: RelaybayServer) -> None:

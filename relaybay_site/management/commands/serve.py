@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import shlex
 import shutil
 import sqlite3
 import sys
@@ -19,9 +20,8 @@ from django.core.management import call_command
 from django.db import connections
 
 from relaybay import get_version
-from relaybay_site import http_limits, serve_lock
+from relaybay_site import http_limits, serve_lock, tokens
 from relaybay_site.management.commands._flags import RelaybayCommand
-from relaybay_site.management.commands.token import mcp_add_command
 from relaybay_site.security import current_token
 
 log = logging.getLogger("relaybay.serve")
@@ -184,13 +184,20 @@ class Command(RelaybayCommand):
     def _print_banner(self, cfg: Any, token: str) -> None:
         """One link to click and the exact line that connects Claude Code to this server.
 
-        Both hold the token, like the file the user can read anyway; the access log, which
-        may be kept, still redacts it (§9.5).
+        Both hold the token, so they are printed only to a terminal: the person who ran
+        `make run` gets a link to click, while output sent to a file or a service log,
+        which may be kept and shared, never holds it (the access log redacts it too, §9.5)
+        and names the command that prints it instead.
         """
         base = cfg.base_url
         self.stdout.write(f"relaybay {get_version()} on {base}  (data folder: {cfg.home})")
-        self.stdout.write(f"Sign in: open {base}/login?token={token}")
-        self.stdout.write(f"Connect Claude Code: {mcp_add_command(base, token)}")
+        if self.stdout.isatty():
+            self.stdout.write(f"Sign in: open {base}/login?token={token}")
+            self.stdout.write(f"Connect Claude Code: {tokens.mcp_add_command(base, token)}")
+        else:
+            again = token_command(cfg)
+            self.stdout.write(f"Sign in: open the link that `{again}` prints")
+            self.stdout.write(f"Connect Claude Code: run `{again}` for the claude mcp add line")
         self.stdout.flush()
 
     def _register_shutdown(self, application: Any) -> None:
@@ -209,3 +216,12 @@ class Command(RelaybayCommand):
             return deferred
 
         reactor.addSystemEventTrigger("before", "shutdown", before_shutdown)
+
+
+def token_command(cfg: Any) -> str:
+    """`relaybay token` with the flags that make it print this server's address."""
+    words = ["relaybay", "token", "--home", str(cfg.home)]
+    for name, default in (("host", "127.0.0.1"), ("port", 8765)):
+        if cfg[name] != default:
+            words += [f"--{name}", str(cfg[name])]
+    return shlex.join(words)

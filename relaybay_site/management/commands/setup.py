@@ -13,8 +13,8 @@ from typing import Any
 
 from django.conf import settings
 
+from relaybay_site import tokens
 from relaybay_site.management.commands._flags import RelaybayCommand
-from relaybay_site.management.commands.token import mcp_add_command
 from relaybay_site.setup import detect
 from relaybay_site.setup.document import SettingsError
 from relaybay_site.setup.entries import Target, server_target, target_problem
@@ -171,11 +171,10 @@ class Command(RelaybayCommand):
             "MCP: relaybay is not registered for Claude Code. Register it with the line "
             "below (run relaybay token to print it with your token):"
         )
-        self.stdout.write(mcp_add_command(base_url, "<token>"))
+        self.stdout.write(tokens.mcp_add_command(base_url, "<token>"))
 
     def _check(self, cfg: Any, claude_home: Path, options: dict[str, Any]) -> None:
         """`--check`: one ok / FAIL line per item (or --json); exit 1 when one fails."""
-        from relaybay_site import tokens
         from relaybay_site.setup import checks
 
         if options["apply"] or options["remove"] or options["wake"] or options["no_wake"]:

@@ -10,13 +10,6 @@ from relaybay_site import tokens
 from relaybay_site.management.commands._flags import RelaybayCommand
 
 
-def mcp_add_command(base_url: str, token: str) -> str:
-    return (
-        f"claude mcp add --transport http --scope user relaybay {base_url}/mcp "
-        f'--header "Authorization: Bearer {token}"'
-    )
-
-
 class Command(RelaybayCommand):
     help = "Print the command that registers relaybay with Claude Code (creates the token)."
     # No models are used here, and Django's checks would open (and create) the database,
@@ -39,5 +32,5 @@ class Command(RelaybayCommand):
             )
         else:
             token = tokens.ensure_token(cfg.home_path)
-        self.stdout.write(mcp_add_command(cfg.base_url, token))
+        self.stdout.write(tokens.mcp_add_command(cfg.base_url, token))
         self.stdout.write(f"Board sign-in: {cfg.base_url}/login?token={token}")
