@@ -1,6 +1,6 @@
 """Shared pieces of the benchmarks: a private server, percentiles, a table, SSE readers.
 
-Benchmarks print figures and assert nothing (ARCHITECTURE.md §10). Every server they
+Benchmarks print figures and assert nothing (docs/architecture.md §10). Every server they
 start is a real `relaybay serve` on a free loopback port with a throwaway data folder.
 """
 

@@ -1,5 +1,5 @@
 """The project board's first page with 2,000 tasks and 100,000 events (issue 4; target in
-ARCHITECTURE.md §10: ≤ 150 ms server time, query count independent of the task count —
+docs/architecture.md §10: ≤ 150 ms server time, query count independent of the task count —
 the query count is asserted in tests/tasks/test_views_board.py, not here).
 
 1. Seed a throwaway data folder, in a child process running the server's own Python and

@@ -9,7 +9,7 @@
    against the live server and against a listener that never answers; `relaybay hook`
    (the CLI path, Django start-up included) for comparison.
 
-Targets (ARCHITECTURE.md §10): hook p99 ≤ 2× the floor under that load; the hook client
+Targets (docs/architecture.md §10): hook p99 ≤ 2× the floor under that load; the hook client
 ≤ 120 ms when the server answers, ≤ 400 ms when it hangs. Prints figures, asserts nothing.
 Run: .venv/bin/python bench/hooks.py   (~1 min)
 """
@@ -33,10 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import SseSubscribers, get_json, ms, percentile, private_server, table
 
+from tests.support.claude_code import CLAUDE_CODE
 from tests.support.mcp_client import mcp_client, text_of
 from tests.support.server import RelaybayServer
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared/fixtures/claude-code-2.1.332/hooks"
+FIXTURES = CLAUDE_CODE / "hooks"
 SLUG = "hookbench"
 SESSIONS = 20
 REQUESTS = 150  # per session

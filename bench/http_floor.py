@@ -1,4 +1,4 @@
-"""The server's own floor and the live fan-out (issue 2; targets in ARCHITECTURE.md §10).
+"""The server's own floor and the live fan-out (issue 2; targets in docs/architecture.md §10).
 
 1. GET /healthz (public) and GET /api/stats (Bearer, an authenticated no-op) over
    keep-alive, from 1 client and from 20 concurrent clients (threads, one connection each).

@@ -1,4 +1,4 @@
-"""MCP tool-call latency and throughput through the real client (ARCHITECTURE.md §10).
+"""MCP tool-call latency and throughput through the real client (docs/architecture.md §10).
 
 Starts a real `relaybay serve` on a free port with a throwaway data folder, then measures in
 the same run:

@@ -4,7 +4,7 @@ Writers hand a committed event to `bus.publish()` (from `transaction.on_commit`,
 thread); every open `/events` response owns one bounded queue on its own event loop.
 Replay after a reconnect reads the event table, so the bus itself keeps no history.
 
-Long-lived requests must never keep the server from stopping (ARCHITECTURE.md §5):
+Long-lived requests must never keep the server from stopping (docs/architecture.md §5):
 `stop_long_lived()` ends every stream, and anything else that holds a request open (the
 held wake-up hooks of a later issue) registers its own closer with `on_shutdown()`.
 """
@@ -195,7 +195,7 @@ async def wait_streams_closed(timeout: float) -> bool:
 
 
 def _parse_last_id(request: HttpRequest) -> int | None:
-    # htmx-ext-sse opens a fresh EventSource on reconnect, which sends no header (§5).
+    # app.js opens a fresh EventSource after a failed connection, which sends no header (§5).
     raw = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
     if raw is None or raw.strip() == "":
         return None

@@ -3,7 +3,7 @@
 Both /hooks/claude-code and its /wait sibling run outside Django's request handler: Django
 gives every request a thread of its own, so 20 busy hook sessions queued 20 threads on
 SQLite's write lock (p99 over a second), and 200 held waits would hold 200 threads. Here
-the sync work goes to the one shared sync thread, like the MCP tools (ARCHITECTURE.md §4).
+the sync work goes to the one shared sync thread, like the MCP tools (docs/architecture.md §4).
 """
 
 from __future__ import annotations

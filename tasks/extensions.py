@@ -1,6 +1,6 @@
 """Seams through which later apps extend the base without `tasks` importing them.
 
-`tasks` imports no other app (ARCHITECTURE.md §2), yet task_get, project_snapshot and
+`tasks` imports no other app (docs/architecture.md §2), yet task_get, project_snapshot and
 the board show the bound session, the plan and the review checklist. Those apps register
 small functions here in their AppConfig.ready(); tasks calls whatever is registered.
 """

@@ -1,4 +1,4 @@
-"""The task edit form of the dialog and the task page: parsing only (ARCHITECTURE.md §3).
+"""The task edit form of the dialog and the task page: parsing only (docs/architecture.md §3).
 
 The fields, their limits and their validation come from tasks.fields.EDITABLE_FIELDS (the
 one list); the services validate again and decide. This module only turns a POST into the

@@ -2,7 +2,7 @@
 
 Each tool is `async def` and makes exactly one `call_service` hop: resolving the caller, the
 service and the rendering run together in one sync function on Django's sync thread
-(ARCHITECTURE.md §4). The docstrings and parameter descriptions are what the model reads.
+(docs/architecture.md §4). The docstrings and parameter descriptions are what the model reads.
 
 Parameter conventions (§3 compatibility policy): only what a tool truly needs is required;
 an optional text left out (null) changes nothing, "-" or "" clears it; expected_version 0

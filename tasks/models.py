@@ -161,7 +161,7 @@ class Comment(models.Model):
     the agent (§4), and read (read_at) when the agent acknowledged it or replied. An agent
     reply is read once the owner marks it read or writes a comment on the task.
 
-    Sessions live in the sessions app and tasks imports no other app (ARCHITECTURE.md §2),
+    Sessions live in the sessions app and tasks imports no other app (docs/architecture.md §2),
     so a session is named by a plain integer column (no foreign key: tasks' models and
     migrations never depend on sessions) plus its display name at the time, which still
     reads right after the session is renamed or its row removed.

@@ -1,4 +1,4 @@
-"""The house rules of ARCHITECTURE.md that a reader would otherwise have to check by eye."""
+"""The house rules of docs/architecture.md that a reader would otherwise have to check by eye."""
 
 from __future__ import annotations
 

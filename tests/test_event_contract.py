@@ -1,4 +1,4 @@
-"""Each service emits exactly the event kinds and payload keys it should (ARCHITECTURE.md §8).
+"""Each service emits exactly the event kinds and payload keys it should (docs/architecture.md §8).
 
 The Activity feed, events_since and the SSE summary describe events from the payload alone,
 so a payload that loses a key breaks them silently; these tests pin every shape.

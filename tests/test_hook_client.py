@@ -25,10 +25,11 @@ from pathlib import Path
 import pytest
 
 from relaybay import hook_client
+from tests.support.claude_code import CLAUDE_CODE
 from tests.support.server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).resolve().parents[2] / "shared/fixtures/claude-code-2.1.332/hooks"
+FIXTURES = CLAUDE_CODE / "hooks"
 TOKEN = "tok-" + "x" * 40
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 POST_TOOL_USE = {

@@ -1,7 +1,7 @@
 """Reads of the comment threads (§1 Comment, §2 Comments, §4 Owner comments through hooks).
 
 Who a new owner comment goes to depends on the session bound to the task, which the
-sessions app owns; tasks imports no other app (ARCHITECTURE.md §2), so sessions registers a
+sessions app owns; tasks imports no other app (docs/architecture.md §2), so sessions registers a
 batched lookup here (`register_recipient_lookup`) and tasks calls whatever is registered.
 
 Delivery selection (§4), for a session S and the tasks bound to it now:

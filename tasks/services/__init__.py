@@ -1,4 +1,4 @@
-"""The one write path of the tasks app (ARCHITECTURE.md §1, §3).
+"""The one write path of the tasks app (docs/architecture.md §1, §3).
 
 Every public service here is keyword-only, runs as one `transaction.atomic()`, validates,
 writes, appends its events with `record_event` in the same transaction and returns an

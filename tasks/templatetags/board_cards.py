@@ -4,7 +4,7 @@ A card's HTML is a pure function of its `Card` (a frozen value: key, texts, stal
 archived flags, the extensions' badges and session status) and of whether the task dialog
 exists, so it is kept in a bounded LRU cache keyed by exactly those. A board of 500 open
 cards then costs its template time once; a card renders again as soon as anything it shows
-changes, because the changed Card is a different key (ARCHITECTURE.md §10 board target).
+changes, because the changed Card is a different key (docs/architecture.md §10 board target).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Everything as in real use: the agent's writes through the real MCP client, the owner's
 comment through the board's form (cookie + CSRF, as htmx posts it), the hook events as the
-real Claude Code 2.1.332 payloads (../shared/fixtures) POSTed to /hooks/claude-code with the
+real Claude Code 2.1.332 payloads (tests/fixtures) POSTed to /hooks/claude-code with the
 Bearer token. Each test uses its own project, folder, session name and Claude Code id, so
 they share one server.
 """

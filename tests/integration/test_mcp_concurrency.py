@@ -1,4 +1,4 @@
-"""Eight real MCP clients writing one task at once (§3, ARCHITECTURE.md §3, §6, §10).
+"""Eight real MCP clients writing one task at once (§3, docs/architecture.md §3, §6, §10).
 
 Writes run on Django's one sync thread with BEGIN IMMEDIATE, so none may be lost, none may
 see "database is locked", and every write gets its own version number.

@@ -6,7 +6,6 @@ import asyncio
 import http.client
 import json
 from importlib.metadata import version
-from pathlib import Path
 
 import httpx2
 import pytest
@@ -14,11 +13,12 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from tests.support.claude_code import CLAUDE_CODE
 from tests.support.mcp_client import mcp_client
 
 pytestmark = pytest.mark.integration
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared/fixtures/claude-code-2.1.332/mcp"
+FIXTURES = CLAUDE_CODE / "mcp"
 # Headers of the recording that belong to that connection, not to the request itself.
 HOP_HEADERS = {"authorization", "host", "content-length", "connection", "accept-encoding"}
 

@@ -1,4 +1,4 @@
-"""Open /events streams never keep `relaybay serve` from stopping (ARCHITECTURE.md §5).
+"""Open /events streams never keep `relaybay serve` from stopping (docs/architecture.md §5).
 
 The target is "within about 2 s" of SIGTERM or Ctrl-C with 50 streams open; the tests
 assert 5 s to leave room on a loaded CI machine and print the measured time.

@@ -1,4 +1,4 @@
-"""The real hook inputs of Claude Code 2.1.332 (../shared/fixtures), for the hook tests.
+"""The real hook inputs of Claude Code 2.1.332 (tests/fixtures), for the hook tests.
 
 `payload("PostToolUse.Bash", session_id=…)` is the captured body with some fields changed;
 a field set to None is removed.
@@ -7,10 +7,11 @@ a field set to None is removed.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared/fixtures/claude-code-2.1.332"
+from tests.support.claude_code import CLAUDE_CODE
+
+FIXTURES = CLAUDE_CODE
 HOOKS = FIXTURES / "hooks"
 CWD = "/home/dev/acme-shop"  # the folder every captured event ran in
 

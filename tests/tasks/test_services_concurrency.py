@@ -1,4 +1,4 @@
-"""Concurrent writers (ARCHITECTURE.md §3, §6, §10): no lost write, no reused version, no
+"""Concurrent writers (docs/architecture.md §3, §6, §10): no lost write, no reused version, no
 'database is locked'.
 
 The writers run in a child process against a file-based SQLite database in a temp folder,
