@@ -21,7 +21,8 @@ from typing import Any
 
 import platformdirs
 
-STAGES = ("plan", "dev", "review", "test", "live", "done")
+from relaybay_site.display import STAGES
+
 # cli.py hands the flags it took from argv to load_config() through this variable, so a
 # flag keeps its own name in error messages and wins over the environment.
 FLAGS_ENV = "RELAYBAY__FLAGS"

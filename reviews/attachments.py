@@ -27,7 +27,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from relaybay_site.errors import InvalidField, NotFound
-from reviews import files
+from reviews import files, selectors
 from reviews.models import CAPTION_MAX, Attachment, ReviewStep
 from tasks.events import EventKind, record_event
 from tasks.models import Task
@@ -119,7 +119,7 @@ def attach_file(
     try:
         with transaction.atomic():
             task = get_task(key)
-            found: ReviewStep | None = _step(task, step) if step is not None else None
+            found: ReviewStep | None = selectors.find_step(task, step) if step is not None else None
             same = Attachment.objects.select_related("step").filter(task=task, sha256=digest)
             if existing := same.first():
                 note = (
@@ -158,12 +158,6 @@ def attach_file(
         if written is not None:
             _unlink(written)
         raise
-
-
-def _step(task: Task, step: int | str) -> ReviewStep:
-    from reviews.services import _find_step  # reviews.services re-exports this module
-
-    return _find_step(task, step)
 
 
 def _find(attachment: int | str) -> Attachment:

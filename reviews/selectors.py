@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import F
 
+from relaybay_site.errors import InvalidField, NotFound
 from reviews.models import ACCEPTED, REJECTED, ReviewStep
 from tasks.models import Task
 
@@ -33,6 +34,20 @@ class ReviewSummary:
         if self.rejected:
             text += f" · {self.rejected} rejected"
         return text
+
+
+def find_step(task: Task, step: object) -> ReviewStep:
+    """The step a tool or form names by its number, or an error that says what exists."""
+    text = str(step).strip().lstrip("#") if isinstance(step, int | str) else ""
+    if isinstance(step, bool) or not text.isdigit():
+        raise InvalidField("step", f"step is the step's number (1, 2, …), not {step!r}.")
+    found = ReviewStep.objects.filter(task=task, position=int(text)).first()
+    if found is None:
+        count = ReviewStep.objects.filter(task=task).count()
+        if not count:
+            raise NotFound(f"{task.key} has no Owner check yet: write it with review_steps_set.")
+        raise NotFound(f"{task.key} has no step {text}: its checklist has {count} step(s).")
+    return found
 
 
 def review_steps(task: Task) -> list[ReviewStep]:

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from relaybay_site import actor as actors
-from relaybay_site.errors import InvalidField, NotFound
+from relaybay_site.errors import InvalidField
 from reviews import selectors
 from reviews.models import (
     ACCEPTED,
@@ -56,19 +56,6 @@ def clean_steps(raw: object) -> list[StepIn]:
     return step_rules.clean_steps(
         raw, what="A checklist", max_steps=STEPS_MAX, title_max=TITLE_MAX, details_max=DETAILS_MAX
     )
-
-
-def _find_step(task: Task, step: object) -> ReviewStep:
-    text = str(step).strip().lstrip("#") if isinstance(step, int | str) else ""
-    if isinstance(step, bool) or not text.isdigit():
-        raise InvalidField("step", f"step is the step's number (1, 2, …), not {step!r}.")
-    found = ReviewStep.objects.filter(task=task, position=int(text)).first()
-    if found is None:
-        count = ReviewStep.objects.filter(task=task).count()
-        if not count:
-            raise NotFound(f"{task.key} has no Owner check yet: write it with review_steps_set.")
-        raise NotFound(f"{task.key} has no step {text}: its checklist has {count} step(s).")
-    return found
 
 
 def _payload(step: ReviewStep, by: str, **extra: Any) -> dict[str, Any]:
@@ -174,7 +161,7 @@ def review_step_update(
         )
     with transaction.atomic():
         task = get_task(key)
-        found = _find_step(task, step)
+        found = selectors.find_step(task, step)
         previous = found.status
         text_changed = (new_title is not None and new_title != found.title) or (
             new_details is not None and new_details != found.details
@@ -259,7 +246,7 @@ def review_step_decide(
     what, note = _clean_decision(decision, comment)
     with transaction.atomic():
         task = get_task(key)
-        found = _find_step(task, step)
+        found = selectors.find_step(task, step)
         target = _TARGET.get(what)
         if target == found.status:
             if not note:

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from relaybay_site.display import ago
 from sessions.models import Session, TaskBinding
 from sessions.selectors import desktop_link, label
 from sessions.services import BindResult, UnbindResult
@@ -45,19 +46,6 @@ def unbind_answer(result: UnbindResult, notes: tuple[str, ...] = ()) -> str:
     return _with_notes(text, notes)
 
 
-def age(when: datetime | None, now: datetime | None = None) -> str:
-    if when is None:
-        return "never"
-    seconds = max(0, int(((now or timezone.now()) - when).total_seconds()))
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86400:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86400} d ago"
-
-
 def utc(when: datetime) -> str:
     return when.astimezone(timezone.UTC).strftime("%Y-%m-%d %H:%MZ")
 
@@ -65,7 +53,7 @@ def utc(when: datetime) -> str:
 def session_line(session: Session) -> str:
     status = session.hook_status or "no hook status"
     if session.activity:
-        activity = f"last activity: {session.activity}, {age(session.activity_at)}"
+        activity = f"last activity: {session.activity}, {ago(session.activity_at)}"
     else:
         activity = "no activity yet"
     return f"{label(session)} · {session.kind} · {status} · {activity}"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from django.db import models
 
-STAGES = ("plan", "dev", "review", "test", "live", "done")
+from relaybay_site.display import STAGES
+
 STAGE_CHOICES = [(s, s) for s in STAGES]
 SIZE_CHOICES = [("", "-"), ("S", "S"), ("M", "M"), ("L", "L")]
 

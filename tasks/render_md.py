@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
+from relaybay_site.display import ago
 from tasks.fields import editable_fields_line
 
 if TYPE_CHECKING:
@@ -37,20 +38,6 @@ def when(dt: datetime | None) -> str:
     if dt is None:
         return "-"
     return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%MZ")
-
-
-def age(dt: datetime, now: datetime | None = None) -> str:
-    """A short age for the last day ("12s ago", "5m ago", "3h ago"), else the exact time."""
-    seconds = int(((now or timezone.now()) - dt).total_seconds())
-    if seconds < 0:
-        return when(dt)
-    if seconds < 60:
-        return f"{seconds}s ago"
-    if seconds < 3600:
-        return f"{seconds // 60}m ago"
-    if seconds < 86400:
-        return f"{seconds // 3600}h ago"
-    return when(dt)
 
 
 def one_line(text: str, limit: int = 160) -> str:
@@ -311,7 +298,7 @@ def decision_write_md(outcome: Outcome[Decision], notes: Iterable[str] = ()) -> 
 def event_line(e: EventLine, now: datetime) -> str:
     where = e.task_key or e.project_slug or "-"
     actor = f" ({e.actor})" if e.actor else ""
-    return f"#{e.id} {age(e.created_at, now)} {e.kind} {where} — {e.text}{actor}"
+    return f"#{e.id} {ago(e.created_at, now)} {e.kind} {where} — {e.text}{actor}"
 
 
 def events_md(events: Sequence[EventLine], after_id: int, limit: int) -> str:

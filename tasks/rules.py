@@ -1,7 +1,7 @@
 """Working rules (§6): the layered rules document, its validation, merge, hash and checks.
 
 Pure Python on purpose: the config loader validates the global [rules] layer before Django is
-set up, so nothing here may import models (tasks.fields is imported lazily, inside functions).
+set up, so nothing here may import models (tasks.fields, the field table, is plain Python too).
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from relaybay_site.display import STAGES
+from tasks.fields import EDITABLE_FIELD_NAMES, SIZES
+
 logger = logging.getLogger(__name__)
 
-STAGES = ("plan", "dev", "review", "test", "live", "done")
 STATES = ("inspected", "changed", "verified", "committed", "pushed", "blocked")
-SIZES = ("S", "M", "L")
 
 TOP_KEYS = ("report_format", "stage_requirements", "description_template", "guidance")
 REPORT_FORMAT_KEYS = ("first_line", "states", "sizes")
@@ -130,8 +131,6 @@ def _validate_report_format(value: object, layer: str) -> None:
 
 
 def _validate_requirement(req: object, layer: str, path: str) -> None:
-    from tasks.fields import EDITABLE_FIELD_NAMES  # lazy: keep this module import-light
-
     table = _check_table(req, layer, path)
     kinds = ", ".join(REQUIREMENT_KEYS)
     if "kind" not in table:

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from django.utils import timezone
 
+from relaybay_site.display import ago, utc_text
 from relaybay_site.errors import InvalidField
 from tasks.events import KINDS, describe
 from tasks.models import Event, Project
@@ -20,28 +21,6 @@ PAGE_SIZE = 50
 LIVE_MAX = 200  # new rows one live refetch prepends at most (the next one brings the rest)
 # Hook status changes would drown the feed: shown only when their kind is selected (§2).
 HIDDEN_UNLESS_SELECTED = frozenset({"session.status_changed"})
-
-
-# --- time as the board shows it --------------------------------------------------------------
-
-
-def utc_text(moment: datetime) -> str:
-    """The exact time on hover: 2025-03-04 13:45:07 UTC."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def age_text(moment: datetime, now: datetime | None = None) -> str:
-    """A short age: just now, 5 min ago, 3 h ago, 2 d ago, then the date."""
-    seconds = max(int(((now or timezone.now()) - moment).total_seconds()), 0)
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86400:
-        return f"{seconds // 3600} h ago"
-    if seconds < 60 * 86400:
-        return f"{seconds // 86400} d ago"
-    return moment.astimezone(UTC).strftime("%Y-%m-%d")
 
 
 def task_href(slug: str, key: str, tab: str = "") -> str:
@@ -141,7 +120,7 @@ def _row(event: Event, now: datetime) -> ActivityRow:
         kind_group=event.kind.split(".", 1)[0],
         text=describe(event.kind, event.payload),
         actor=event.actor,
-        age=age_text(event.created_at, now),
+        age=ago(event.created_at, now),
         utc=utc_text(event.created_at),
         iso=event.created_at.astimezone(UTC).isoformat(),
         project_slug=slug,

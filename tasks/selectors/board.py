@@ -8,7 +8,6 @@ extension. Templates only loop over what is computed here.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,9 +17,10 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from relaybay_site.display import STAGES, safe_href, stage_label
 from relaybay_site.errors import NotFound
 from tasks import extensions
-from tasks.models import STAGES, Project, Task
+from tasks.models import Project, Task
 from tasks.selectors import is_next_step_stale
 
 # Wide screens show six columns on two pages (§2 Paged board).
@@ -31,16 +31,10 @@ HOOK_STATUSES = ("working", "waiting", "idle", "ended")
 # Long texts no card shows: left in the database (a board of hundreds of cards reads less).
 CARD_DEFERRED = ("description", "progress", "stage_note")
 # Links agent or extension text may carry: never a script (§9.8 untrusted content).
-_UNSAFE_SCHEME = re.compile(r"^\s*(javascript|data|vbscript|file)\s*:", re.IGNORECASE)
-_CONTROL = re.compile(r"[\x00-\x20\x7f]")
 
 
 def page_of(stage: str) -> int:
     return next(n for n, stages in enumerate(PAGES, 1) if stage in stages)
-
-
-def stage_label(stage: str) -> str:
-    return settings.RELAYBAY.stage_labels.get(stage) or stage.capitalize()
 
 
 def page_label(page: int) -> str:
@@ -131,16 +125,6 @@ class Card:
     href: str  # /p/<slug>?task=<key>: the task dialog over the board
     dialog_url: str  # /p/<slug>/t/<key>/dialog: the dialog fragment
     refresh_url: str  # /p/<slug>/card/<key>: this card again
-
-
-def safe_href(url: str, *, web_only: bool = False) -> str:
-    """A link target agent or extension text may give, or "" when it could run script."""
-    url = (url or "").strip()
-    if not url or _UNSAFE_SCHEME.match(_CONTROL.sub("", url)):
-        return ""
-    if web_only:
-        return url if re.match(r"^https?://[^\s]", url, re.IGNORECASE) else ""
-    return url
 
 
 def _cutoff() -> datetime:

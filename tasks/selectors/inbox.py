@@ -19,11 +19,12 @@ from django.conf import settings
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
+from relaybay_site.display import ago, stage_label
 from tasks import extensions
 from tasks.events import EventKind
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import Event, Task
-from tasks.selectors.activity import age_text, task_href
+from tasks.selectors.activity import task_href
 
 ORDER_WAITING_ON_YOU = 20
 ORDER_RULE_WARNINGS = 30
@@ -57,10 +58,6 @@ def _task_row(task: Task, detail: str) -> InboxRow:
     )
 
 
-def _stage(stage: str) -> str:
-    return settings.RELAYBAY.stage_labels.get(stage) or stage.capitalize()
-
-
 def waiting_on_you() -> InboxGroup:
     """Open tasks whose waiting_on is one of owner_names (case-insensitive, trimmed)."""
     names = {n.strip().casefold() for n in settings.RELAYBAY.owner_names if n.strip()}
@@ -85,7 +82,7 @@ def waiting_on_you() -> InboxGroup:
     tasks = [t for t in candidates if t.waiting_on.strip().casefold() in names]
     rows = []
     for task in tasks:
-        detail = f"In {_stage(task.stage)}"
+        detail = f"In {stage_label(task.stage)}"
         if task.next_step:
             detail += f" · next: {task.next_step}"
         rows.append(_task_row(task, detail))
@@ -135,7 +132,7 @@ def not_logged() -> InboxGroup | None:
     rows = []
     for task in tasks:
         issue = " ".join(p for p in (task.tracker_name, task.tracker_ref) if p) or "no issue key"
-        closed = f" · closed {age_text(task.closed_at, now)}" if task.closed_at else ""
+        closed = f" · closed {ago(task.closed_at, now)}" if task.closed_at else ""
         rows.append(_task_row(task, issue + closed))
     return InboxGroup(id="not-logged", title="Not logged in the tracker", rows=tuple(rows))
 

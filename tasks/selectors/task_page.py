@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
-from django.conf import settings
 from django.utils import timezone
 
+from relaybay_site.display import ago, safe_href, stage_label, utc_text
 from relaybay_site.errors import NotFound
 from tasks import extensions
 from tasks.extensions import TaskPanel
@@ -55,34 +55,11 @@ def stamp(dt: datetime | None, now: datetime | None = None) -> Stamp | None:
         return None
     now = now or timezone.now()
     exact = dt.astimezone(UTC)
-    seconds = int((now - dt).total_seconds())
-    if seconds < 45:
-        age = "just now"
-    elif seconds < 3600:
-        age = f"{max(seconds // 60, 1)} min ago"
-    elif seconds < 86400:
-        age = f"{seconds // 3600} h ago"
-    elif seconds < 30 * 86400:
-        age = f"{seconds // 86400} d ago"
-    else:
-        age = exact.strftime("%Y-%m-%d")
     return Stamp(
         iso=exact.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        utc=exact.strftime("%Y-%m-%d %H:%M:%S UTC"),
-        age=age,
+        utc=utc_text(exact),
+        age=ago(dt, now),
     )
-
-
-def stage_label(stage: str) -> str:
-    return settings.RELAYBAY.stage_labels.get(stage) or stage.capitalize()
-
-
-def safe_href(url: str) -> str:
-    """A link target only for http(s) URLs (the service checks it; this guards the page)."""
-    parts = urlsplit((url or "").strip())
-    if parts.scheme.lower() in ("http", "https") and parts.netloc:
-        return url.strip()
-    return ""
 
 
 # --- the view data -----------------------------------------------------------------------
@@ -238,7 +215,7 @@ def _tracker_views(
             TrackerEntryView(
                 ref=e.ref,
                 name=e.name,
-                href=safe_href(e.url),
+                href=safe_href(e.url, web_only=True),
                 created=stamp(e.created_at, now),
                 logged=stamp(e.logged_at, now),
                 unlogged=stamp(e.unlogged_at, now),
@@ -269,7 +246,7 @@ def task_page_data(task: Task, *, with_panels: bool = True) -> TaskPage:
         tracker = TrackerMark(
             name=task.tracker_name,
             ref=task.tracker_ref,
-            href=safe_href(task.tracker_url),
+            href=safe_href(task.tracker_url, web_only=True),
             logged=task.tracker_logged,
         )
     return TaskPage(

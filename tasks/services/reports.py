@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from relaybay_site.errors import InvalidField
 from tasks import fields as F
 from tasks.events import EventKind, record_event
+from tasks.fields import SIZES
 from tasks.models import Report
-from tasks.rules import SIZES, STATES
+from tasks.rules import STATES
 from tasks.rules import sizes as rule_sizes
 from tasks.rules import states as rule_states
 from tasks.selectors import project_rules
