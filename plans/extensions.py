@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from plans import render_md, selectors
 from tasks.extensions import (
     CardExtra,
+    plug_in_once,
     register_card_extras,
     register_move_facts,
     register_task_line_suffix,
@@ -59,15 +60,9 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
     return extras
 
 
-_registered = False
-
-
+@plug_in_once
 def register() -> None:
     """Plug into tasks once, even if ready() runs again (the seams are plain lists)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
     register_task_section(20, task_section)
     register_task_line_suffix(20, line_suffixes)
     # §6: "no plan and no todo" — plan steps count as written-down work.

@@ -17,11 +17,12 @@ from django.utils import timezone
 from plans import selectors
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
 from relaybay_site import tokens
+from relaybay_site.display import safe_href
 from relaybay_site.security import current_token
 from sessions import selectors as session_selectors
-from tasks.extensions import TaskPanel, register_task_panels
+from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
 from tasks.models import Task
-from tasks.selectors.task_page import Stamp, safe_href, stamp
+from tasks.selectors.task_page import Stamp, stamp
 
 PANEL_ID = "plan"
 PANEL_TEMPLATE = "plans/partials/plan_panel.html"
@@ -228,13 +229,7 @@ def task_panels(task: Task) -> list[TaskPanel]:
     ]
 
 
-_registered = False
-
-
+@plug_in_once
 def register() -> None:
     """Plug into the board's seams once, even if ready() runs again (plain lists)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
     register_task_panels(20, task_panels)

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from plans import panels, services
 from relaybay_site import actor
 from relaybay_site.errors import DomainError, NotFound
-from relaybay_site.security import forbidden
+from relaybay_site.security import owner_only
 from tasks.models import Task
 from tasks.selectors.task_page import task_in_project
 
@@ -38,10 +38,9 @@ def _text(message: str, status: int) -> HttpResponse:
 
 
 @require_POST
+@owner_only(BEARER_REFUSAL)
 def plan_accept(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     """Accept the task's plan (the Draft state's Accept plan button)."""
-    if getattr(request, "auth_kind", None) != "cookie":
-        return forbidden(BEARER_REFUSAL)
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:

@@ -27,7 +27,7 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from relaybay_site import flash, tokens
-from relaybay_site.security import current_token, forbidden
+from relaybay_site.security import current_token, owner_only
 from relaybay_site.settings_pages import settings_sections
 from relaybay_site.setup import checks, detect, document
 from relaybay_site.setup.entries import server_target, target_problem
@@ -260,10 +260,9 @@ def integrations_unlinked(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
+@owner_only(BEARER_REFUSAL)
 async def integrations_check(request: HttpRequest) -> HttpResponse:
     """Run the §5 check items; htmx gets the results in place, a plain form a 303 + flash."""
-    if getattr(request, "auth_kind", None) != "cookie":
-        return forbidden(BEARER_REFUSAL)
     items = await asyncio.to_thread(
         checks.check_items, settings.RELAYBAY.base_url, current_token(), claude_home()
     )
@@ -282,10 +281,9 @@ async def integrations_check(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
+@owner_only(BEARER_REFUSAL)
 async def integrations_write(request: HttpRequest, action: str) -> HttpResponse:
     """Apply or Remove: confirm the plan shown, then write exactly that plan."""
-    if getattr(request, "auth_kind", None) != "cookie":
-        return forbidden(BEARER_REFUSAL)
     raw = request.POST.get("mode", "command") if action == "apply" else "command"
     mode = raw if raw in MODES else None
     expect = request.POST.get("expect", "").strip()

@@ -8,8 +8,9 @@ Response headers (§9.7) are added to every response by the outer app.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import cache
+from collections.abc import Callable, Iterable
+from functools import cache, wraps
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
@@ -150,6 +151,33 @@ def csrf_ok(request: HttpRequest) -> bool:
 
 def forbidden(reason: str) -> HttpResponse:
     return HttpResponseForbidden(reason + "\n", content_type="text/plain; charset=utf-8")
+
+
+def owner_only(reason: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A board write only the owner makes: signed in with the board cookie (and its CSRF
+    token), never with the Bearer token, which is refused 403 with `reason` — a sentence
+    naming what an agent uses instead (§9.5). Works on sync and async views."""
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        if iscoroutinefunction(view):
+
+            @wraps(view)
+            async def async_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+                if getattr(request, "auth_kind", None) != "cookie":
+                    return forbidden(reason)
+                return await view(request, *args, **kwargs)
+
+            return async_view
+
+        @wraps(view)
+        def sync_view(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            if getattr(request, "auth_kind", None) != "cookie":
+                return forbidden(reason)
+            return view(request, *args, **kwargs)
+
+        return sync_view
+
+    return decorate
 
 
 def _is_public(path: str) -> bool:

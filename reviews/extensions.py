@@ -9,6 +9,7 @@ from tasks.extensions import (
     CardExtra,
     InboxGroup,
     InboxRow,
+    plug_in_once,
     register_card_extras,
     register_inbox_group,
     register_move_facts,
@@ -72,15 +73,9 @@ def move_facts(task: Task) -> dict[str, bool]:
     return {"has_review_steps": selectors.has_review_steps(task)}
 
 
-_registered = False
-
-
+@plug_in_once
 def register() -> None:
     """Plug into tasks once, even if ready() runs again (the seams are plain lists)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
     register_task_section(30, task_section)
     register_move_facts(move_facts)
     register_card_extras(card_extras)

@@ -16,7 +16,7 @@ from relaybay_site import tokens
 from relaybay_site.security import current_token
 from reviews import selectors
 from reviews.models import ACCEPTED, Attachment, ReviewStep
-from tasks.extensions import TaskPanel, register_task_panels
+from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
 from tasks.models import Task
 from tasks.selectors.task_page import Stamp, stamp
 
@@ -170,13 +170,7 @@ def task_panels(task: Task) -> list[TaskPanel]:
     ]
 
 
-_registered = False
-
-
+@plug_in_once
 def register() -> None:
     """Plug into the board's seams once, even if ready() runs again (plain lists)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
     register_task_panels(30, task_panels)

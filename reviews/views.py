@@ -26,7 +26,7 @@ from django.views.decorators.http import require_POST
 
 from relaybay_site import actor
 from relaybay_site.errors import DomainError, NotFound
-from relaybay_site.security import forbidden
+from relaybay_site.security import owner_only
 from reviews import attachments, files, panels, services
 from reviews.models import Attachment
 from tasks.models import Task
@@ -62,10 +62,9 @@ def _decision(request: HttpRequest) -> str:
 
 
 @require_POST
+@owner_only(BEARER_REFUSAL)
 def review_step_decide(request: HttpRequest, slug: str, key: str, step: int) -> HttpResponse:
     """The owner's decision on one step: the Accept checkbox or the comment box's buttons."""
-    if getattr(request, "auth_kind", None) != "cookie":
-        return forbidden(BEARER_REFUSAL)
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
@@ -90,10 +89,9 @@ def review_step_decide(request: HttpRequest, slug: str, key: str, step: int) -> 
 
 
 @require_POST
+@owner_only(SHOT_BEARER_REFUSAL)
 def review_shot_remove(request: HttpRequest, slug: str, key: str, attachment: int) -> HttpResponse:
     """The thumbnail's confirmed Remove: delete one screenshot of this task."""
-    if getattr(request, "auth_kind", None) != "cookie":
-        return forbidden(SHOT_BEARER_REFUSAL)
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
@@ -128,10 +126,9 @@ def _read_body(request: HttpRequest, limit: int) -> bytes | None:
 
 
 @require_POST
+@owner_only(SHOT_BEARER_REFUSAL)
 def review_step_paste(request: HttpRequest, slug: str, key: str, step: int) -> HttpResponse:
     """Ctrl+V in a step: the raw image becomes a screenshot of that step (attach_file)."""
-    if getattr(request, "auth_kind", None) != "cookie":
-        return forbidden(SHOT_BEARER_REFUSAL)
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:

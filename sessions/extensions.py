@@ -6,6 +6,7 @@ from relaybay_site import actor
 from sessions import render_md, selectors, services
 from tasks.extensions import (
     Caller,
+    plug_in_once,
     register_caller_resolver,
     register_move_facts,
     register_task_line_suffix,
@@ -48,15 +49,9 @@ def task_line_suffixes(tasks: list[Task]) -> dict[int, str]:
     }
 
 
-_registered = False
-
-
+@plug_in_once
 def register() -> None:
     """Plug into tasks once, even if ready() runs again (the seams are plain lists)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
     register_caller_resolver(resolve_caller)
     register_task_section(10, task_section)
     register_task_line_suffix(10, task_line_suffixes)

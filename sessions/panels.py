@@ -18,7 +18,13 @@ from relaybay_site import tokens
 from relaybay_site.security import current_token
 from sessions import selectors
 from sessions.models import KIND_DESKTOP, Session, TaskBinding
-from tasks.extensions import CardExtra, TaskPanel, register_card_extras, register_task_panels
+from tasks.extensions import (
+    CardExtra,
+    TaskPanel,
+    plug_in_once,
+    register_card_extras,
+    register_task_panels,
+)
 from tasks.models import Project, Task
 
 PANEL_TEMPLATE = "sessions/partials/session_panel.html"
@@ -297,14 +303,8 @@ def task_panels(task: Task) -> list[TaskPanel]:
     ]
 
 
-_registered = False
-
-
+@plug_in_once
 def register() -> None:
     """Plug into the board's seams once, even if ready() runs again (plain lists)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
     register_card_extras(card_extras)
     register_task_panels(10, task_panels)

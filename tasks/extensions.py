@@ -7,6 +7,7 @@ small functions here in their AppConfig.ready(); tasks calls whatever is registe
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,21 @@ _caller_resolver: CallerResolver | None = None
 _md_sections: list[tuple[int, TaskSection]] = []
 _line_suffixes: list[tuple[int, TaskLineSuffixes]] = []
 _move_facts: list[TaskFacts] = []
+
+
+def plug_in_once(register: Callable[[], None]) -> Callable[[], None]:
+    """An app's register(): plugs into these seams once, even when ready() runs again
+    (the registries are plain lists, so a second run would show every section twice)."""
+    done = False
+
+    @functools.wraps(register)
+    def register_once() -> None:
+        nonlocal done
+        if not done:
+            done = True
+            register()
+
+    return register_once
 
 
 def register_caller_resolver(fn: CallerResolver) -> None:
