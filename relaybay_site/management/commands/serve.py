@@ -11,7 +11,6 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from relaybay import get_version
 from relaybay_site import http_limits, serve_lock, tokens
 from relaybay_site.management.commands._flags import RelaybayCommand
 from relaybay_site.security import current_token
+from reviews import attachments
 
 log = logging.getLogger("relaybay.serve")
 
@@ -127,7 +127,7 @@ class Command(RelaybayCommand):
             raise SystemExit(1) from None
         lock.record(pid=os.getpid(), what=cfg.base_url)
         self._migrate()
-        import_module("reviews.attachments").sweep_orphans()  # files a crash left (§9.10)
+        attachments.sweep_orphans()  # files a crash left (§9.10)
         if not options.get("skip_checks"):
             self.check()
         token = current_token()
