@@ -1,8 +1,10 @@
-"""The in-process live bus and the `/events` Server-Sent Events stream (§2 Live updates).
+"""The in-process live bus and the body of a Server-Sent Events stream (§2 Live updates).
 
 Writers hand a committed event to `bus.publish()` (from `transaction.on_commit`, in any
 thread); every open `/events` response owns one bounded queue on its own event loop.
-Replay after a reconnect reads the event table, so the bus itself keeps no history.
+Replay after a reconnect reads the event table, so the bus itself keeps no history; the
+`/events` view lives beside that table's catalogue (tasks/views/events.py), and this module
+imports no app (docs/architecture.md §2).
 
 Long-lived requests must never keep the server from stopping (docs/architecture.md §5):
 `stop_long_lived()` ends every stream, and anything else that holds a request open (the
@@ -19,10 +21,6 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 log = logging.getLogger("relaybay.live")
 
@@ -191,62 +189,22 @@ async def wait_streams_closed(timeout: float) -> bool:
     return bus.streams == 0
 
 
-# --- /events ---------------------------------------------------------------------------
-
-
-def _parse_last_id(request: HttpRequest) -> int | None:
-    # app.js opens a fresh EventSource after a failed connection, which sends no header (§5).
-    raw = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
-    if raw is None or raw.strip() == "":
-        return None
-    try:
-        return max(0, int(raw.strip()))
-    except ValueError:
-        return None
-
-
-def events_view(request: HttpRequest) -> HttpResponse:
-    """GET /events[?project=<slug>]: replay after Last-Event-ID, then live events.
-
-    The view only builds the response; the async generator does all the work and Django
-    iterates it on the event loop. Subscribing happens inside the generator: a client that
-    left before the body started (the generator never runs, so no `finally`) used to leave
-    its subscriber behind. The view is sync on purpose: the board's sign-in middleware is
-    sync-only, and an async view under it runs through async_to_sync in the sync thread,
-    which logged "CurrentThreadExecutor already quit" on early disconnects.
-    """
-    project = request.GET.get("project") or None
-    response = StreamingHttpResponse(
-        _stream(bus, project, _parse_last_id(request), settings.RELAYBAY.heartbeat_seconds),
-        content_type="text/event-stream; charset=utf-8",
-    )
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
-
-
-@sync_to_async(thread_sensitive=True)
-def _replay(project: str | None, last_id: int) -> list[LiveMessage] | None:
-    """Events newer than last_id, or None when the client must resync (§2)."""
-    from tasks.events import live_messages_after, newest_event_id
-
-    if last_id > newest_event_id():
-        return None  # ahead of the log: the database was replaced or reset
-    messages = live_messages_after(last_id, project=project, limit=REPLAY_LIMIT + 1)
-    return None if len(messages) > REPLAY_LIMIT else messages
-
+# --- the body of one /events response -------------------------------------------------
 
 ReplayLoader = Callable[[str | None, int], Awaitable[list[LiveMessage] | None]]
 
 
-async def _stream(
+async def stream(
     live_bus: LiveBus,
     project: str | None,
     last_id: int | None,
     heartbeat: float,
-    replay: ReplayLoader = _replay,
+    replay: ReplayLoader,
 ) -> AsyncIterator[str]:
-    """The body of one /events response. Django cancels it when the client goes away."""
+    """The body of one /events response. Django cancels it when the client goes away.
+
+    `replay` reads the events newer than `last_id` from the log (None: the client must
+    resync); the view that owns the log passes it, so the bus imports no app."""
     # Subscribe before reading the table, so no event falls between replay and live.
     sub = live_bus.subscribe(project)
     live_bus.streams += 1

@@ -2,12 +2,11 @@
 
 from django.urls import include, path
 
-from relaybay_site import live, static, views
+from relaybay_site import static, views
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("login", views.login, name="login"),
-    path("events", live.events_view, name="events"),
     path("session-check", views.session_check, name="session_check"),
     path("api/stats", views.api_stats, name="api_stats"),
     path("static/<path:path>", static.serve_static, name="static"),

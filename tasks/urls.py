@@ -3,7 +3,7 @@
 from django.urls import path
 
 from tasks import views
-from tasks.views import activity, board, comments, inbox, task
+from tasks.views import activity, board, comments, events, inbox, task
 
 urlpatterns = [
     path("", views.projects, name="projects"),
@@ -13,4 +13,5 @@ urlpatterns = [
     *inbox.urlpatterns,
     *activity.urlpatterns,
     *comments.urlpatterns,
+    *events.urlpatterns,
 ]

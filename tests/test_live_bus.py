@@ -19,7 +19,7 @@ from relaybay_site.live import (
     RESYNC,
     LiveBus,
     LiveMessage,
-    _stream,
+    stream,
 )
 
 HOUR = 3600.0  # a heartbeat that never comes during a test
@@ -70,7 +70,7 @@ def test_publish_reaches_only_subscribers_of_the_event_project_and_unfiltered_on
 def test_a_subscriber_whose_queue_overflows_is_dropped_and_its_stream_ends() -> None:
     async def scenario() -> None:
         bus = LiveBus()
-        gen = _stream(bus, None, None, HOUR, no_replay)
+        gen = stream(bus, None, None, HOUR, no_replay)
         assert await anext(gen) == PREAMBLE
         (sub,) = bus.subscribers
         for n in range(1, QUEUE_SIZE + 1):
@@ -92,7 +92,7 @@ def test_close_all_ends_every_stream_and_later_streams_end_at_once() -> None:
         bus = LiveBus()
 
         async def read_all() -> list[str]:
-            return [chunk async for chunk in _stream(bus, None, None, HOUR, no_replay)]
+            return [chunk async for chunk in stream(bus, None, None, HOUR, no_replay)]
 
         readers = [asyncio.create_task(read_all()) for _ in range(5)]
         await settle()
@@ -111,7 +111,7 @@ def test_close_all_ends_every_stream_and_later_streams_end_at_once() -> None:
 def test_closing_the_generator_unsubscribes_it() -> None:
     async def scenario() -> None:
         bus = LiveBus()
-        gen = _stream(bus, "acme", None, HOUR, no_replay)
+        gen = stream(bus, "acme", None, HOUR, no_replay)
         assert bus.count == 0, "a generator that never ran holds no subscriber"
         await anext(gen)
         assert (bus.count, bus.streams) == (1, 1)
@@ -126,7 +126,7 @@ def test_cancelling_the_task_that_reads_the_stream_unsubscribes_it() -> None:
         bus = LiveBus()
 
         async def read_forever() -> None:
-            async for _ in _stream(bus, None, None, HOUR, no_replay):
+            async for _ in stream(bus, None, None, HOUR, no_replay):
                 pass
 
         tasks = [asyncio.create_task(read_forever()) for _ in range(50)]
@@ -140,10 +140,10 @@ def test_cancelling_the_task_that_reads_the_stream_unsubscribes_it() -> None:
     run(scenario())
 
 
-def test_an_event_published_from_another_thread_reaches_the_stream() -> None:
+def test_an_event_published_from_another_thread_reaches_thestream() -> None:
     async def scenario() -> None:
         bus = LiveBus()
-        gen = _stream(bus, None, None, HOUR, no_replay)
+        gen = stream(bus, None, None, HOUR, no_replay)
         await anext(gen)
         writer = threading.Thread(target=bus.publish, args=(message(7),))
         writer.start()
@@ -168,7 +168,7 @@ def test_replay_comes_first_and_a_live_copy_of_a_replayed_event_is_not_sent_twic
             await settle()
             return [message(2), message(3)]
 
-        gen = _stream(bus, "acme", 1, HOUR, replay)
+        gen = stream(bus, "acme", 1, HOUR, replay)
         chunks = await collect(gen, 3)
         bus.publish(message(1))  # not newer than what the client has
         bus.publish(message(3))
@@ -187,7 +187,7 @@ def test_a_replay_that_cannot_be_served_sends_resync() -> None:
         async def too_far_behind(project: str | None, last_id: int) -> None:
             return None
 
-        gen = _stream(bus, None, 5, HOUR, too_far_behind)
+        gen = stream(bus, None, 5, HOUR, too_far_behind)
         assert await collect(gen, 2) == [PREAMBLE, RESYNC]
         await gen.aclose()
 
@@ -200,7 +200,7 @@ def test_heartbeats_keep_a_fixed_schedule_whatever_events_arrive_between() -> No
     async def scenario() -> list[float]:
         bus = LiveBus()
         loop = asyncio.get_running_loop()
-        gen = _stream(bus, None, None, period, no_replay)
+        gen = stream(bus, None, None, period, no_replay)
         await anext(gen)
         start = loop.time()
         # Events just before each deadline: a "period since the last chunk" timer would
@@ -232,7 +232,7 @@ def test_stopping_long_lived_requests_closes_the_bus_and_runs_every_registered_c
 
     async def scenario() -> list[str]:
         bus = LiveBus()
-        reader = asyncio.create_task(collect(_stream(bus, None, None, HOUR, no_replay), 99))
+        reader = asyncio.create_task(collect(stream(bus, None, None, HOUR, no_replay), 99))
         await settle()
         live.stop_long_lived(bus)
         return await asyncio.wait_for(reader, 1)
