@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from core.errors import InvalidField
 from plans.models import (
     CONFORMANCE_MAX,
     DETAILS_MAX,
@@ -16,7 +17,6 @@ from plans.models import (
     STEP_STATUSES,
     TITLE_MAX,
 )
-from relaybay_site.errors import InvalidField
 from tasks import steps as step_rules
 from tasks.models import Report, Task
 from tasks.steps import StepIn, checked_text

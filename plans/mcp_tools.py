@@ -12,8 +12,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from core.mcp import call_service
 from plans import render_md, selectors, services
-from relaybay_site.mcp import call_service
 from tasks.mcp_params import (
     READ,
     WRITE,
@@ -226,7 +226,7 @@ _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 
 def register(server: MCPServer) -> None:
-    """Add the plan tools to the MCP server (relaybay_site.mcp.build_server)."""
+    """Add the plan tools to the MCP server (relaybay_site.mcp_server.build_server)."""
     for fn, hints in _TOOLS:
         server.add_tool(
             fn,

@@ -14,11 +14,11 @@ from typing import Any
 
 from django.utils import timezone
 
+from core import tokens
+from core.display import safe_href
+from core.security import current_token
 from plans import selectors
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
-from relaybay_site import tokens
-from relaybay_site.display import safe_href
-from relaybay_site.security import current_token
 from sessions import selectors as session_selectors
 from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
 from tasks.models import Task

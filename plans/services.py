@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import Forbidden, InvalidField, NotFound, VersionConflict
 from plans import selectors
 from plans.fields import (
     CLEAR,
@@ -29,7 +30,6 @@ from plans.fields import (
     clean_steps,
 )
 from plans.models import DONE, PENDING, PlanRevision, PlanStep
-from relaybay_site.errors import Forbidden, InvalidField, NotFound, VersionConflict
 from sessions import selectors as session_selectors
 from tasks.events import EventKind, record_event
 from tasks.models import Task

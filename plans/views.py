@@ -14,10 +14,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
+from core import actor
+from core.errors import DomainError, NotFound
+from core.security import owner_only
 from plans import panels, services
-from relaybay_site import actor
-from relaybay_site.errors import DomainError, NotFound
-from relaybay_site.security import owner_only
 from tasks.models import Task
 from tasks.selectors.task_page import task_in_project
 

@@ -25,7 +25,7 @@ COMMANDS = {
 
 def split_setting_flags(argv: list[str]) -> tuple[dict[str, str], list[str]]:
     """Take `--key value` / `--key=value` for every setting flag out of argv."""
-    from relaybay_site.config import SETTINGS
+    from core.config import SETTINGS
 
     by_flag = {s.flag_name: s.name for s in SETTINGS if s.flag_name}
     flags: dict[str, str] = {}
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"relaybay {get_version()}")
         return 0
 
-    from relaybay_site.config import FLAGS_ENV, ConfigError, load_config
+    from core.config import FLAGS_ENV, ConfigError, load_config
 
     flags, rest = split_setting_flags(args)
     if rest[:1] == ["hook"] and not {"-h", "--help"} & set(rest):
@@ -113,7 +113,7 @@ def _hook(flags: dict[str, str], rest: list[str]) -> int:
     turn that cannot end), so a bad setting, an unknown option or any failure around the
     forwarder exits 0 silently; only the forwarder's own wake-up answer exits 2.
     """
-    from relaybay_site.config import FLAGS_ENV, load_config
+    from core.config import FLAGS_ENV, load_config
 
     try:
         os.environ[FLAGS_ENV] = json.dumps(flags)

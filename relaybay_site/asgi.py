@@ -23,8 +23,9 @@ from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
 
-from relaybay_site import live, security  # noqa: E402
-from relaybay_site.mcp import build_server, transport_security  # noqa: E402
+from core import live, security  # noqa: E402
+from core.mcp import transport_security  # noqa: E402
+from relaybay_site.mcp_server import build_server  # noqa: E402
 from sessions import hooks, wake  # noqa: E402
 
 Scope = dict[str, Any]

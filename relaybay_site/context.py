@@ -7,9 +7,9 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 
+from core import tokens
+from core.security import current_token
 from relaybay import get_version
-from relaybay_site import tokens
-from relaybay_site.security import current_token
 
 
 def _exists(name: str, *args: str) -> bool:

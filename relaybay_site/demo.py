@@ -147,8 +147,8 @@ class Seeded:
 
 def seed() -> Seeded:
     """Write the demo workspace through the services; the keys of the tasks by role."""
+    from core import actor as actors
     from plans.services import plan_accept, plan_set, plan_step_update
-    from relaybay_site import actor as actors
     from reviews.attachments import attach_file
     from reviews.services import review_steps_set
     from sessions.hook_service import hook_event

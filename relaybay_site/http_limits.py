@@ -22,7 +22,7 @@ from typing import Any
 from daphne.http_protocol import HTTPFactory, WebRequest
 from twisted.web import http
 
-from relaybay_site.security import SECURITY_HEADERS
+from core.security import SECURITY_HEADERS
 
 KB = 1024
 MB = 1024 * 1024

@@ -26,8 +26,8 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from relaybay_site import flash, tokens
-from relaybay_site.security import current_token, owner_only
+from core import flash, tokens
+from core.security import current_token, owner_only
 from relaybay_site.settings_pages import settings_sections
 from relaybay_site.setup import checks, detect, document
 from relaybay_site.setup.entries import server_target, target_problem

@@ -1,12 +1,12 @@
-"""Django settings, built from the relaybay settings table (relaybay_site.config).
+"""Django settings, built from the relaybay settings table (core.config).
 
 There is no SECRET_KEY-protected feature here (no contrib sessions, auth or admin): the
-board cookie and CSRF token are derived from the relaybay token (relaybay_site.tokens).
+board cookie and CSRF token are derived from the relaybay token (core.tokens).
 """
 
 from pathlib import Path
 
-from relaybay_site.config import load_config
+from core.config import load_config
 
 RELAYBAY = load_config()
 HOME = RELAYBAY.home_path
@@ -41,7 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "relaybay_site.security.BoardAuthMiddleware",
+    "core.security.BoardAuthMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 

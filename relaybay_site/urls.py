@@ -2,7 +2,8 @@
 
 from django.urls import include, path
 
-from relaybay_site import static, views
+from core import static
+from relaybay_site import views
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),

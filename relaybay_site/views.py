@@ -10,9 +10,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_safe
 
+from core import live, tokens
+from core.security import current_token, safe_next, set_board_cookie
 from relaybay import get_version
-from relaybay_site import live, tokens
-from relaybay_site.security import current_token, safe_next, set_board_cookie
 
 NONCE_COOKIE = "relaybay_login_nonce"
 

@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from reviews import files, selectors
 from reviews.models import CAPTION_MAX, Attachment, ReviewStep
 from tasks.events import EventKind, record_event

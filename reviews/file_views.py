@@ -1,6 +1,6 @@
 """GET /files/<id>: one stored screenshot (§1 Screenshots, §9.10).
 
-Behind the board cookie or the Bearer token (relaybay_site.security guards every
+Behind the board cookie or the Bearer token (core.security guards every
 non-public path); the outer app adds the §9.7 headers (CSP, …) to every response.
 """
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 
 MB = 1024 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

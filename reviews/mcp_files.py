@@ -14,7 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from relaybay_site.mcp import call_service
+from core.mcp import call_service
 from reviews import services
 from reviews.models import Attachment
 from tasks.mcp_params import (

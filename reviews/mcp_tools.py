@@ -15,7 +15,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from relaybay_site.mcp import call_service
+from core.mcp import call_service
 from reviews import mcp_files, render_md, selectors, services
 from tasks.mcp_params import (
     READ,
@@ -168,7 +168,7 @@ _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 
 def register(server: MCPServer) -> None:
-    """Add the review tools to the MCP server (relaybay_site.mcp.build_server)."""
+    """Add the review tools to the MCP server (relaybay_site.mcp_server.build_server)."""
     for fn, hints in _TOOLS:
         server.add_tool(
             fn,

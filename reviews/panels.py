@@ -12,8 +12,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from relaybay_site import tokens
-from relaybay_site.security import current_token
+from core import tokens
+from core.security import current_token
 from reviews import selectors
 from reviews.models import ACCEPTED, Attachment, ReviewStep
 from tasks.extensions import TaskPanel, plug_in_once, register_task_panels

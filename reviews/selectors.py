@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import F
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from reviews.models import ACCEPTED, REJECTED, ReviewStep
 from tasks.models import Task
 

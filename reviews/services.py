@@ -17,8 +17,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site import actor as actors
-from relaybay_site.errors import InvalidField
+from core import actor as actors
+from core.errors import InvalidField
 from reviews import selectors
 from reviews.models import (
     ACCEPTED,

@@ -24,9 +24,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from relaybay_site import actor
-from relaybay_site.errors import DomainError, NotFound
-from relaybay_site.security import owner_only
+from core import actor
+from core.errors import DomainError, NotFound
+from core.security import owner_only
 from reviews import attachments, files, panels, services
 from reviews.models import Attachment
 from tasks.models import Task

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from relaybay_site import actor
+from core import actor
 from sessions import render_md, selectors, services
 from tasks.extensions import (
     Caller,

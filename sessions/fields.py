@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from sessions.models import CC_ID_MAX, KIND_DESKTOP, KIND_NAMED, NAME_MAX, TITLE_MAX
 
 _LOCAL_ID = re.compile(

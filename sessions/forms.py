@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import QueryDict
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 
 
 def parse_bind(data: QueryDict) -> int:

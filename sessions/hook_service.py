@@ -22,7 +22,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site import actor as actors
+from core import actor as actors
 from sessions import hook_answer, linking, todo_capture
 from sessions.fields import _CC_ID
 from sessions.hook_answer import HookAnswer, HookCall

@@ -14,7 +14,7 @@ import logging
 
 from asgiref.sync import sync_to_async
 
-from relaybay_site.security import headers_of
+from core.security import headers_of
 from sessions.asgi_io import Receive, Scope, Send, answer, answer_json, parse_object, read_body
 from sessions.asgi_io import refuse as _refuse
 from sessions.hook_service import hook_event

@@ -10,8 +10,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from relaybay_site import actor
-from relaybay_site.mcp import call_service
+from core import actor
+from core.mcp import call_service
 from sessions import render_md, selectors, services
 from sessions.extensions import resolve_caller
 

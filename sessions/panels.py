@@ -14,8 +14,8 @@ from urllib.parse import urlencode
 
 from django.utils import timezone
 
-from relaybay_site import tokens
-from relaybay_site.security import current_token
+from core import tokens
+from core.security import current_token
 from sessions import selectors
 from sessions.models import KIND_DESKTOP, Session, TaskBinding
 from tasks.extensions import (

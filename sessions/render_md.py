@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from relaybay_site.display import ago
+from core.display import ago
 from sessions.models import Session, TaskBinding
 from sessions.selectors import desktop_link, label
 from sessions.services import BindResult, UnbindResult

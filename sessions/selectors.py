@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
-from relaybay_site.errors import NotFound
+from core.errors import NotFound
 from sessions.models import ENDED, KIND_DESKTOP, KIND_HOOK, Session, SessionTodo, TaskBinding
 from tasks import selectors as tasks_selectors
 from tasks.models import Project, Task

@@ -12,7 +12,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from sessions.fields import Ident, given, parse_hook_session, parse_session, parse_title
 from sessions.models import (
     ENDED,

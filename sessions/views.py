@@ -19,8 +19,8 @@ from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from relaybay_site import actor
-from relaybay_site.errors import DomainError, NotFound
+from core import actor
+from core.errors import DomainError, NotFound
 from sessions import panels, services
 from sessions.forms import parse_bind, parse_unbind
 from tasks.models import Project, Task

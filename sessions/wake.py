@@ -10,7 +10,7 @@ answered
   the agent with the lines;
 - 204 when time is up, the session is unknown, not exactly linked or ended, a newer wait
   for the same Claude Code session arrives (each turn starts one; the older answers at
-  once), or the server stops (a closer registered with relaybay_site.live.on_shutdown).
+  once), or the server stops (a closer registered with core.live.on_shutdown).
   A client that goes away (the hook process ended) just ends its wait.
 
 Why a raw ASGI endpoint, not a Django view: Django's ASGI handler enters a
@@ -48,7 +48,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from relaybay_site import live
+from core import live
 from sessions import selectors
 from sessions.asgi_io import (
     Receive,

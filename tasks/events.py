@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site.live import LiveMessage, bus
+from core.live import LiveMessage, bus
 from tasks.models import Event, Project, Task
 
 

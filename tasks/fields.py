@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from relaybay_site.display import STAGES
-from relaybay_site.errors import InvalidField
+from core.display import STAGES
+from core.errors import InvalidField
 
 # A task's size (§1): S tasks may go without an accepted plan.
 SIZES = ("S", "M", "L")

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from tasks.fields import EDITABLE_FIELDS, Field, clean_field
 from tasks.models import Task
 

@@ -15,7 +15,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from relaybay_site.mcp import call_service
+from core.mcp import call_service
 from tasks import selectors, services
 from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, TaskKey, caller_of
 from tasks.models import COMMENT_OWNER, Comment

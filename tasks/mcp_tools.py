@@ -19,8 +19,8 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from relaybay_site.errors import InvalidField, NotFound
-from relaybay_site.mcp import call_service
+from core.errors import InvalidField, NotFound
+from core.mcp import call_service
 from tasks import render_md, selectors, services
 from tasks.extensions import task_sections
 from tasks.fields import CLEAR, EDITABLE_FIELD_NAMES, FIELDS_BY_NAME, schema_table_md
@@ -559,7 +559,7 @@ async def task_schema_resource() -> str:
 
 
 def register(server: MCPServer) -> None:
-    """Add the tasks tools and resources to the MCP server (called by relaybay_site.mcp)."""
+    """Add the tasks tools and resources to the MCP server (called by relaybay_site.mcp_server)."""
     for fn, annotations in _TOOLS:
         server.add_tool(
             fn,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from relaybay_site.display import STAGES
+from core.display import STAGES
 
 STAGE_CHOICES = [(s, s) for s in STAGES]
 SIZE_CHOICES = [("", "-"), ("S", "S"), ("M", "M"), ("L", "L")]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
-from relaybay_site.display import ago
+from core.display import ago
 from tasks.fields import editable_fields_line
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from relaybay_site.display import STAGES
+from core.display import STAGES
 from tasks.fields import EDITABLE_FIELD_NAMES, SIZES
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ def test_no_module_uses_django_signals() -> None:
 
 @pytest.mark.django_db
 def test_every_write_tool_has_a_service_of_the_same_name() -> None:
-    from relaybay_site.mcp import build_server
+    from relaybay_site.mcp_server import build_server
 
     tools = asyncio.run(build_server().list_tools())
     missing = []

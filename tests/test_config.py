@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from relaybay_site.config import BY_NAME, SETTINGS, ConfigError, load_config
+from core.config import BY_NAME, SETTINGS, ConfigError, load_config
 
 
 def write_toml(home: Path, text: str) -> None:

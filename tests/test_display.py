@@ -1,4 +1,4 @@
-"""The board's vocabulary and display helpers live once (relaybay_site/display.py).
+"""The board's vocabulary and display helpers live once (core/display.py).
 
 They had been written two to four times and drifted apart ("5m ago" in MCP answers,
 "5 min ago" on the board; two different ideas of a safe link), so the definitions are
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from relaybay_site.display import STAGES, ago, safe_href, stage_label
+from core.display import STAGES, ago, safe_href, stage_label
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 5, 1, 14, 3, 30, tzinfo=UTC)
@@ -76,4 +76,4 @@ def test_each_helper_is_defined_only_in_display() -> None:
                 continue
             for match in ONE_HOME.finditer(path.read_text()):
                 found.append(f"{path.relative_to(ROOT)}: {match.group(0)}")
-    assert found == [], "use relaybay_site.display instead:\n" + "\n".join(found)
+    assert found == [], "use core.display instead:\n" + "\n".join(found)

@@ -11,8 +11,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from core.config import SETTINGS
 from relaybay_site import docgen
-from relaybay_site.config import SETTINGS
 from tests.support.server import clean_env
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -7,7 +7,7 @@ import secrets
 import pytest
 from django.test import RequestFactory
 
-from relaybay_site import flash
+from core import flash
 
 pytestmark = pytest.mark.django_db
 

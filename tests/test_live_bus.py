@@ -11,8 +11,8 @@ import threading
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from relaybay_site import live
-from relaybay_site.live import (
+from core import live
+from core.live import (
     HEARTBEAT,
     PREAMBLE,
     QUEUE_SIZE,

@@ -13,11 +13,11 @@ from pathlib import Path
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
-from relaybay_site.security import owner_only
+from core.security import owner_only
 
 ROOT = Path(__file__).resolve().parent.parent
 REASON = "Refused: use the tool."
-READERS_ALLOWED = {"relaybay_site/security.py", "relaybay_site/context.py"}
+READERS_ALLOWED = {"core/security.py", "relaybay_site/context.py"}
 
 
 @owner_only(REASON)

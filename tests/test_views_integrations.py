@@ -19,12 +19,12 @@ from django.conf import settings as django_settings
 from django.test import Client, RequestFactory
 from django.utils.html import escape
 
-from relaybay_site import flash, tokens
-from relaybay_site.config import Config
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import flash, tokens
+from core.config import Config
+from core.security import COOKIE_NAME, current_token
+from core.tokens import mcp_add_command
 from relaybay_site.setup.entries import EVENTS, is_relaybay_hook, server_target
 from relaybay_site.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan, write_plan
-from relaybay_site.tokens import mcp_add_command
 from sessions import hook_service
 from sessions.hook_service import hook_event
 from tests.sessions.hook_payloads import CWD, payload

@@ -7,8 +7,8 @@ import re
 import pytest
 from django.test import Client
 
-from relaybay_site import tokens
-from relaybay_site.security import current_token
+from core import tokens
+from core.security import current_token
 from relaybay_site.settings import STATIC_DIR
 from tests.support.board import signed_in_client
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from relaybay_site import tokens
+from core import tokens
 from relaybay_site.setup import detect, document
 from relaybay_site.setup.entries import (
     EVENTS,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString
 
-from relaybay_site import display
-from relaybay_site.markdown import render_markdown
-from relaybay_site.static import static_url
+from core import display
+from core.markdown import render_markdown
+from core.static import static_url
 
 register = template.Library()
 

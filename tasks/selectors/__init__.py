@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from tasks import extensions
 from tasks.events import describe
 from tasks.models import (

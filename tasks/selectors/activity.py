@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 
 from django.utils import timezone
 
-from relaybay_site.display import ago, utc_text
-from relaybay_site.errors import InvalidField
+from core.display import ago, utc_text
+from core.errors import InvalidField
 from tasks.events import KINDS, describe
 from tasks.models import Event, Project
 

@@ -17,8 +17,8 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from relaybay_site.display import STAGES, safe_href, stage_label
-from relaybay_site.errors import NotFound
+from core.display import STAGES, safe_href, stage_label
+from core.errors import NotFound
 from tasks import extensions
 from tasks.models import Project, Task
 from tasks.selectors import is_next_step_stale

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from relaybay_site.display import ago, stage_label
+from core.display import ago, stage_label
 from tasks import extensions
 from tasks.events import EventKind
 from tasks.extensions import InboxGroup, InboxRow

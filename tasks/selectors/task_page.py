@@ -15,8 +15,8 @@ from urllib.parse import urlencode
 
 from django.utils import timezone
 
-from relaybay_site.display import ago, safe_href, stage_label, utc_text
-from relaybay_site.errors import NotFound
+from core.display import ago, safe_href, stage_label, utc_text
+from core.errors import NotFound
 from tasks import extensions
 from tasks.extensions import TaskPanel
 from tasks.models import Decision, Report, Task, TrackerEntry

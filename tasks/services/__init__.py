@@ -9,7 +9,7 @@ Common conventions:
 - an optional parameter left at None is "not given" and changes nothing;
 - "-" or "" clears an optional text field;
 - a write that changes nothing is a no-op: no version bump, no event;
-- failures raise relaybay_site.errors.DomainError subclasses whose message says what to do.
+- failures raise core.errors.DomainError subclasses whose message says what to do.
 """
 
 from tasks.services._common import Outcome

@@ -16,7 +16,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField, RuleRefusal, VersionConflict
+from core.errors import InvalidField, RuleRefusal, VersionConflict
 from tasks import extensions
 from tasks.events import EventKind, record_event
 from tasks.fields import EDITABLE_FIELD_NAMES

@@ -21,8 +21,8 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site import actor as actors
-from relaybay_site.errors import InvalidField, NotFound
+from core import actor as actors
+from core.errors import InvalidField, NotFound
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Task

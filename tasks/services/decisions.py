@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.models import Decision

@@ -7,7 +7,7 @@ import re
 from django.db import transaction
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.models import Project, ProjectRules

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.fields import SIZES

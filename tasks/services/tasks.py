@@ -6,7 +6,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from tasks import extensions
 from tasks.events import EventKind, record_event
 from tasks.fields import clean_field, clean_fields

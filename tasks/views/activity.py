@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_safe
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from tasks.selectors.activity import (
     LIVE_MAX,
     ActivityFilters,

@@ -23,7 +23,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import path
 from django.views.decorators.http import require_safe
 
-from relaybay_site.errors import NotFound
+from core.errors import NotFound
 from tasks.models import Project
 from tasks.selectors import get_project
 from tasks.selectors.board import (

@@ -10,7 +10,7 @@ keeps the typed text in the box with the message under it). It answers 200 eithe
 htmx swaps no 4xx answer, and the refusal must show where the owner typed. "Mark replies
 read" answers the thread. Without scripts a write redirects back to the task page (303) and
 a refusal is a 400 with the message. CSRF and the same-origin check are the middleware's
-(relaybay_site.security): a request without them never reaches these views.
+(core.security): a request without them never reaches these views.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_POST, require_safe
 
-from relaybay_site import actor, tokens
-from relaybay_site.errors import DomainError, NotFound
-from relaybay_site.security import current_token
+from core import actor, tokens
+from core.errors import DomainError, NotFound
+from core.security import current_token
 from tasks import services
 from tasks.models import Task
 from tasks.selectors.comments import comment_urls, thread

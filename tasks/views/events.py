@@ -1,7 +1,7 @@
 """GET /events: the event log as Server-Sent Events (§2 Live updates).
 
 It lives beside the event catalogue it streams (tasks/events.py); the bus and the stream's
-body are the foundation's (relaybay_site/live.py).
+body are the foundation's (core/live.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import path
 
-from relaybay_site import live
-from relaybay_site.live import LiveMessage
+from core import live
+from core.live import LiveMessage
 from tasks.events import live_messages_after, newest_event_id
 
 

@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_safe
 
-from relaybay_site.errors import NotFound
+from core.errors import NotFound
 from tasks.selectors import get_task
 from tasks.selectors.activity import task_href
 from tasks.selectors.inbox import inbox

@@ -26,9 +26,9 @@ from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_http_methods, require_safe
 
-from relaybay_site import actor, tokens
-from relaybay_site.errors import InvalidField, NotFound, RuleRefusal, VersionConflict
-from relaybay_site.security import current_token
+from core import actor, tokens
+from core.errors import InvalidField, NotFound, RuleRefusal, VersionConflict
+from core.security import current_token
 from tasks import extensions, services
 from tasks.extensions import TaskPanel
 from tasks.forms import FormField, TaskEdit, digest, form_fields, parse_task_edit

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from relaybay_site.config import SETTINGS
+from core.config import SETTINGS
 from tests.support.server import clean_env, free_port, run_cli
 
 pytestmark = pytest.mark.integration

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME
+from core import tokens
+from core.security import COOKIE_NAME
 from tests.integration.mcp_agent import Agent
 from tests.sessions.hook_payloads import payload
 from tests.support.mcp_client import call_tool, mcp_client, run_async

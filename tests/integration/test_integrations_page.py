@@ -21,9 +21,9 @@ from urllib.parse import urlencode
 
 import pytest
 
-from relaybay_site import tokens
-from relaybay_site.flash import COOKIE as FLASH_COOKIE
-from relaybay_site.security import COOKIE_NAME
+from core import tokens
+from core.flash import COOKIE as FLASH_COOKIE
+from core.security import COOKIE_NAME
 from relaybay_site.setup.entries import EVENTS, HOOK_PATH
 from tests.support.server import (
     RelaybayServer,

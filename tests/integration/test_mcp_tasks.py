@@ -456,7 +456,7 @@ def test_events_since_gives_one_line_per_event_and_the_id_to_pass_next(
         await agent.ok("report_add", task=key, body="changed · S · parser done", session="ev")
         text = await agent.ok("events_since", project="evts")
         lines = text.splitlines()
-        pattern = re.compile(r"^#(\d+) (\d+s ago|\d+m ago) (\S+) (\S+) — (.+) \((.+)\)$")
+        pattern = re.compile(r"^#(\d+) (just now|\d+ min ago) (\S+) (\S+) — (.+) \((.+)\)$")
         events = [pattern.match(ln) for ln in lines[:-2]]
         assert all(events), lines
         # session.* rows belong to the sessions app (a write names its session).

@@ -16,12 +16,12 @@ from urllib.parse import urlencode
 
 import pytest
 
-from relaybay_site import tokens
+from core import tokens
 from tests.support.server import RelaybayServer, run_cli
 
 pytestmark = pytest.mark.integration
 
-# Written out on purpose (not imported from relaybay_site.security): §9.7 says exactly this.
+# Written out on purpose (not imported from core.security): §9.7 says exactly this.
 CSP = (
     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'"

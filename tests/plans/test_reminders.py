@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from core.config import Config
 from plans import reminders
 from plans import services as plan_services
-from relaybay_site.config import Config
 from sessions import hook_answer, hook_service
 from sessions import services as session_services
 from sessions.hook_answer import HookAnswer, HookCall

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from core.errors import Forbidden, InvalidField, NotFound
 from plans import selectors, services
 from plans.models import PlanRevision, PlanStep
-from relaybay_site.errors import Forbidden, InvalidField, NotFound
 from sessions import services as session_services
 from tasks import extensions
 from tasks.events import describe
@@ -487,7 +487,7 @@ def test_a_move_to_dev_warns_by_plan_state_and_hints_only_without_steps() -> Non
 
 
 def test_strict_rules_refuse_dev_until_the_plan_is_accepted(settings, tmp_path) -> None:
-    from relaybay_site.errors import RuleRefusal
+    from core.errors import RuleRefusal
     from tasks import services as task_services
     from tests.tasks.factories import use_config
 

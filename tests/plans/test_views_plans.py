@@ -12,9 +12,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core import tokens
+from core.security import COOKIE_NAME, current_token
 from plans import panels, services
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
 from sessions import hook_service
 from sessions import services as session_services
 from sessions.hook_service import hook_event

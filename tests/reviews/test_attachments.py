@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from reviews import attachments, files, services
 from reviews.models import Attachment
 from tasks.events import describe

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from reviews import files
 from tests.reviews import images
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from reviews import selectors, services
 from reviews.models import ReviewStep
 from tasks import services as task_services

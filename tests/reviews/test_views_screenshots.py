@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import tokens
+from core.security import COOKIE_NAME, current_token
 from reviews import services
 from reviews.models import Attachment
 from tasks.models import Event, Task

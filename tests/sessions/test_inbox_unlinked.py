@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import tokens
+from core.security import COOKIE_NAME, current_token
 from sessions import hook_service
 from sessions.hook_service import hook_event
 from sessions.inbox import unlinked_group

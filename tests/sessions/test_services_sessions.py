@@ -8,7 +8,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from relaybay_site.errors import InvalidField
+from core.errors import InvalidField
 from sessions import hook_service, selectors, services
 from sessions.extensions import resolve_caller, task_line_suffixes, task_section
 from sessions.models import Session, SessionAlias, TaskBinding

@@ -14,8 +14,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import tokens
+from core.security import COOKIE_NAME, current_token
 from sessions import panels, selectors, services
 from sessions.models import KIND_HOOK, Session, TaskBinding
 from tasks import extensions

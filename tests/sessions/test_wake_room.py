@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from relaybay_site.live import QUEUE_SIZE, LiveBus, LiveMessage
+from core.live import QUEUE_SIZE, LiveBus, LiveMessage
 from sessions import wake
 from sessions.wake import GONE, Check, WaitRoom
 

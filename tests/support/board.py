@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.test import Client
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import tokens
+from core.security import COOKIE_NAME, current_token
 
 
 def signed_in_client() -> Client:

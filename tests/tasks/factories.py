@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
-from relaybay_site.config import load_config
+from core.config import load_config
 from tasks import services
 from tasks.models import Decision, Project, Report, Task
 

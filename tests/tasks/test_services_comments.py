@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from sessions import comment_delivery, hook_answer, hook_service
 from sessions import services as session_services
 from sessions.hook_service import hook_event

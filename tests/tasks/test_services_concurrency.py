@@ -24,7 +24,7 @@ django.setup()
 from django.core.management import call_command
 from django.db import connections
 call_command("migrate", verbosity=0)
-from relaybay_site.errors import VersionConflict
+from core.errors import VersionConflict
 from tasks import services
 from tasks.models import Event, Report, Task
 from tasks.selectors import get_task

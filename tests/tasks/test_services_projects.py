@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from tasks import services
 from tasks.models import Event, Project
 from tasks.selectors import get_project, project_rules

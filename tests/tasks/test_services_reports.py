@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from relaybay_site.errors import InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from tasks import services
 from tasks.models import Decision, Event, Report
 from tasks.rules import SIZES, STATES

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from relaybay_site.config import load_config
-from relaybay_site.errors import InvalidField, NotFound
+from core.config import load_config
+from core.errors import InvalidField, NotFound
 from tasks import extensions, selectors, services
 from tasks.events import describe
 from tasks.models import STAGES, Event

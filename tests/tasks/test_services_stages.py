@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from relaybay_site.errors import InvalidField, RuleRefusal
+from core.errors import InvalidField, RuleRefusal
 from tasks import extensions, services
 from tasks.models import STAGES, Event, Task
 from tasks.selectors import is_next_step_stale

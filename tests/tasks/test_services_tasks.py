@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relaybay_site.errors import InvalidField, NotFound, VersionConflict
+from core.errors import InvalidField, NotFound, VersionConflict
 from tasks import services
 from tasks.fields import (
     EDITABLE_FIELD_NAMES,

@@ -13,9 +13,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from relaybay_site import tokens
-from relaybay_site.config import Config
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import tokens
+from core.config import Config
+from core.security import COOKIE_NAME, current_token
 from tasks import extensions, services
 from tasks.extensions import CardExtra
 from tests.tasks.factories import ACTOR, make_project, make_task

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from relaybay_site import tokens
-from relaybay_site.config import load_config
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import tokens
+from core.config import load_config
+from core.security import COOKIE_NAME, current_token
 from sessions import services as session_services
 from tasks import services
 from tasks.models import Comment, Event, Task

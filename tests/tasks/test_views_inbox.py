@@ -10,9 +10,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from relaybay_site import tokens
-from relaybay_site.config import load_config
-from relaybay_site.security import current_token
+from core import tokens
+from core.config import load_config
+from core.security import current_token
 from tasks import extensions, services
 from tasks.extensions import InboxGroup, InboxRow
 from tests.support.board import signed_in_client

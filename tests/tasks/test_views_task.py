@@ -14,8 +14,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from relaybay_site import tokens
-from relaybay_site.security import COOKIE_NAME, current_token
+from core import tokens
+from core.security import COOKIE_NAME, current_token
 from tasks import extensions, services
 from tasks.extensions import TaskPanel
 from tasks.models import Event

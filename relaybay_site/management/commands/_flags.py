@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from relaybay_site.config import SETTINGS
+from core.config import SETTINGS
 
 DJANGO_OPTIONS = frozenset(
     {

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from core.config import FLAGS_ENV
 from relaybay_site import demo, serve_lock
-from relaybay_site.config import FLAGS_ENV
 from relaybay_site.management.commands._flags import RelaybayCommand
 
 

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core import tokens
 from relaybay import get_version
-from relaybay_site import tokens
 from relaybay_site.management.commands._flags import RelaybayCommand
 from relaybay_site.setup import checks, detect
 from relaybay_site.setup.checks import Item
@@ -55,7 +55,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_without_settings(argv: list[str], error: Exception) -> int:
     """`relaybay doctor` when the settings are invalid (a ConfigError): the items that need
     no settings, and the error as one failed "settings" item. Django is not started."""
-    from relaybay_site.config import FLAGS_ENV, default_home
+    from core.config import FLAGS_ENV, default_home
 
     parser = argparse.ArgumentParser(prog="relaybay doctor")
     _add_arguments(parser)

@@ -18,10 +18,11 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connections
 
+from core import tokens
+from core.security import current_token
 from relaybay import get_version
-from relaybay_site import http_limits, serve_lock, tokens
+from relaybay_site import http_limits, serve_lock
 from relaybay_site.management.commands._flags import RelaybayCommand
-from relaybay_site.security import current_token
 from reviews import attachments
 
 log = logging.getLogger("relaybay.serve")

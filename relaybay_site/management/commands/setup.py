@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from relaybay_site import tokens
+from core import tokens
 from relaybay_site.management.commands._flags import RelaybayCommand
 from relaybay_site.setup import detect
 from relaybay_site.setup.document import SettingsError

@@ -18,8 +18,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
-from relaybay_site import tokens
-from relaybay_site.security import current_token
+from core import tokens
+from core.security import current_token
 
 COOKIE = "relaybay_flash"
 MAX_AGE = 60

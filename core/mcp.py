@@ -1,28 +1,24 @@
-"""The MCP server (§3): one `MCPServer`, each app adds its tools through `register(server)`.
+"""What every app's MCP tools stand on (§3): `call_service` and the transport settings.
 
 Tools are `async def` over sync domain code (`call_service`), so SQLite writes stay on
 Django's one sync thread and no AnyIO worker thread can keep daphne from stopping.
-Domain failures become tool errors whose message says what to do next.
+Domain failures become tool errors whose message says what to do next. The server itself,
+which registers every app's tools, is built in the roof (relaybay_site/mcp_server.py).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from importlib import import_module
-from importlib.util import find_spec
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
-from relaybay import get_version
-from relaybay_site.errors import DomainError
+from core.errors import DomainError
 
 log = logging.getLogger("relaybay.mcp")
-APPS_WITH_TOOLS = ("tasks", "sessions", "plans", "reviews", "environments", "policy", "memory")
 
 
 async def call_service[T](fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
@@ -39,27 +35,6 @@ async def call_service[T](fn: Callable[..., T], /, *args: Any, **kwargs: Any) ->
             "relaybay hit an internal error; nothing was changed by this call. "
             "Try again, and tell the owner if it repeats."
         ) from None
-
-
-def server_instructions() -> str:
-    """The working contract sent on connect; tasks owns the text (it needs the rules)."""
-    if find_spec("tasks.instructions") is None:
-        return "relaybay: a local task board for Claude Code agents."
-    return import_module("tasks.instructions").server_instructions()
-
-
-def build_server() -> MCPServer:
-    server = MCPServer(
-        name="relaybay",
-        title="relaybay",
-        version=get_version(),
-        instructions=server_instructions(),
-        subscriptions=False,  # no listen stream: restarts stay invisible to Claude Code
-    )
-    for app in APPS_WITH_TOOLS:
-        if find_spec(f"{app}.mcp_tools") is not None:
-            import_module(f"{app}.mcp_tools").register(server)
-    return server
 
 
 def transport_security(hosts: list[str], port: int) -> TransportSecuritySettings:

@@ -21,7 +21,7 @@ from typing import Any
 
 import platformdirs
 
-from relaybay_site.display import STAGES
+from core.display import STAGES
 
 # cli.py hands the flags it took from argv to load_config() through this variable, so a
 # flag keeps its own name in error messages and wins over the environment.

@@ -1,0 +1,30 @@
+"""The MCP server (§3): one `MCPServer`, and every app adds its tools through `register`.
+
+The roof builds it because it names every app; the pieces the tools stand on are in
+core/mcp.py.
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+from plans import mcp_tools as plan_tools
+from relaybay import get_version
+from reviews import mcp_tools as review_tools
+from sessions import mcp_tools as session_tools
+from tasks import instructions
+from tasks import mcp_tools as task_tools
+
+
+def build_server() -> MCPServer:
+    server = MCPServer(
+        name="relaybay",
+        title="relaybay",
+        version=get_version(),
+        # The working contract sent on connect; tasks owns the text (it needs the rules).
+        instructions=instructions.server_instructions(),
+        subscriptions=False,  # no listen stream: restarts stay invisible to Claude Code
+    )
+    for app_tools in (task_tools, session_tools, plan_tools, review_tools):
+        app_tools.register(server)
+    return server
