@@ -52,7 +52,7 @@ TEMPLATES = [
         "APP_DIRS": False,
         "OPTIONS": {
             "context_processors": ["relaybay_site.context.frame"],
-            "builtins": ["relaybay_site.templatetags.relaybay"],
+            "builtins": ["relaybay_site.templatetags.relaybay", "tasks.templatetags.live"],
         },
     }
 ]

@@ -125,6 +125,16 @@
     if (statusLabel) { statusLabel.textContent = state; }
   }
 
+  // The refresh table (tasks/live_refresh.py, rendered by {% live_table %}): which event kinds
+  // concern which fragment. The other scripts ask relaybayLive.concerns(name, kind).
+  var table = {};
+  try {
+    table = JSON.parse(document.querySelector('meta[name="relaybay-live-table"]').content) || {};
+  } catch (err) { table = {}; }
+  window.relaybayLive = {
+    concerns: function (name, kind) { return (table[name] || []).indexOf(kind) >= 0; },
+  };
+
   function dispatch(kind, data) {
     var name = kind.replace(/\./g, "-");
     body.dispatchEvent(new CustomEvent("rb-" + name, { detail: data }));

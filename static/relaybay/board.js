@@ -6,17 +6,17 @@
 //   or an open <dialog>) or the screenshot viewer ([data-viewer-open]) is open.
 // - The stage tab bar (phones) follows the ARIA tabs pattern: ← / → / Home / End move
 //   between the tabs and select the one reached.
-// - Live: app.js dispatches `rbp-<kind>` for this project's events. task.created and
-//   task.stage_changed refetch the column set (hx-trigger on #board-columns). Any other
-//   event of one task is handed to that card as `rbc-<key>` (its own hx-trigger refetches
-//   it); a session's hook status change goes to the cards that show that session.
+// - Live: app.js dispatches `rbp-<kind>` for this project's events. The board_columns kinds
+//   of the refresh table (tasks/live_refresh.py) refetch the column set (hx-trigger on
+//   #board-live). Any other event of one task is handed to that card as `rbc-<key>` (its
+//   own hx-trigger refetches it); a session's hook status change goes to the cards that
+//   show that session.
 (function () {
   "use strict";
 
   var body = document.body;
   var root = document.documentElement;
   var NARROW = window.matchMedia("(max-width: 759px)");
-  var COLUMN_KINDS = { "task.created": true, "task.stage_changed": true };
 
   function cardRefresh(key) {
     if (key && document.getElementById("card-" + key)) {
@@ -26,7 +26,9 @@
 
   body.addEventListener("rbp-event", function (e) {
     var data = e.detail || {};
-    if (data.key && !COLUMN_KINDS[data.kind]) { cardRefresh(data.key); }
+    if (data.key && !window.relaybayLive.concerns("board_columns", data.kind)) {
+      cardRefresh(data.key);
+    }
   });
   // Hook status events may carry no project: match the session name shown on cards.
   body.addEventListener("rb-session-status_changed", function (e) {

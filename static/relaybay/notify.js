@@ -3,8 +3,8 @@
 // 1. Change notices. app.js dispatches `rb-event` on <body> for every live event. The Inbox
 //    list and badge listen to `rb-inbox-changed`, the Activity feed to `rb-activity-changed`;
 //    both are dispatched here at most once per 2 s, with a trailing call so the last change
-//    of a burst is never lost (htmx's own `throttle:` modifier drops it). The Inbox kinds
-//    are §2's list, prefixes included (environment.proposal_*, review.step_* …).
+//    of a burst is never lost (htmx's own `throttle:` modifier drops it). Which kinds
+//    concern the Inbox is the "inbox" row of the refresh table (tasks/live_refresh.py).
 // 2. Browser notifications (§2 Browser notification). With the permission granted, a
 //    task.stage_changed to review or test shows "Waiting for your acceptance: <key> <title>"
 //    (tag = the key: one per task); a click opens the task's Review tab. The permission is
@@ -36,12 +36,7 @@
     };
   }
 
-  var INBOX_EXACT = ["session.seen", "session.status_changed", "comment.added", "comment.read"];
-  var INBOX_PREFIX = /^(task\.|review\.step_|environment\.proposal_|policy\.proposal_)/;
-  function concernsInbox(kind) {
-    return INBOX_PREFIX.test(kind) || INBOX_EXACT.indexOf(kind) >= 0 ||
-      kind === "environment.proposed" || kind === "policy.proposed";
-  }
+  function concernsInbox(kind) { return window.relaybayLive.concerns("inbox", kind); }
 
   var inboxChanged = throttled("rb-inbox-changed");
   var activityChanged = throttled("rb-activity-changed");

@@ -10,7 +10,6 @@
 
   var body = document.body;
   var GAP = 2000;
-  var KINDS = /^(session\.|task\.session_)/;
   var last = 0;
   var timer = null;
 
@@ -25,7 +24,7 @@
 
   body.addEventListener("rb-event", function (e) {
     var kind = (e.detail || {}).kind || "";
-    if (!KINDS.test(kind) || timer) { return; }
+    if (!window.relaybayLive.concerns("sessions", kind) || timer) { return; }
     var wait = last + GAP - Date.now();
     if (wait <= 0) { refetch(); } else { timer = setTimeout(refetch, wait); }
   });

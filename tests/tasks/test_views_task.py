@@ -229,6 +229,7 @@ def test_the_task_page_shows_the_same_details_on_a_page_of_its_own(web):
     assert "Wire the <strong>TOTP</strong> form" in html
     assert 'hx-get="/p/acme-shop/t/acme-shop-1/details?in=page"' in html
     assert "dialog.js" in html
+    assert "live_sections.js" in html  # the live refresh of the sections
     assert 'id="task-edit-form"' in html
 
 
