@@ -1,9 +1,10 @@
 """The one home of the board's vocabulary and small display helpers.
 
-The six stage keys, a stage's display label, "how long ago" and a safe link target were
-each written two to four times (models, rules, config, selectors, render_md, template
-tags) and had begun to disagree ("5m ago" in one place, "5 min ago" in another). Every
-page, MCP answer and setting check uses these.
+The six stage keys, a stage's display label, "how long ago", a safe link target and a
+byte size were each written two to four times (models, rules, config, selectors,
+render_md, template tags, attachments, HTTP limits) and had begun to disagree ("5m ago" in
+one place, "5 min ago" in another; a 73-byte file as "1 KB"). Every page, MCP answer and
+setting check uses these.
 """
 
 from __future__ import annotations
@@ -63,3 +64,21 @@ def safe_href(url: str | None, *, web_only: bool = False) -> str:
     if web_only and not _WEB.match(url):
         return ""
     return url
+
+
+_KB = 1024
+_MB = 1024 * 1024
+
+
+def size_text(n: int) -> str:
+    """A byte count as people read it: 73 B, 34 KB, 1.5 MB, 10 MB.
+
+    Under 1 KB in bytes (a 73-byte screenshot is not "1 KB"); whole kilobytes below 1 MB;
+    megabytes with one decimal unless whole, so a limit reads "10 MB" and a file just over
+    it "10.0 MB".
+    """
+    if n < _KB:
+        return f"{n} B"
+    if n < _MB and round(n / _KB) < 1024:
+        return f"{round(n / _KB)} KB"
+    return f"{n // _MB} MB" if n % _MB == 0 else f"{n / _MB:.1f} MB"

@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 
 from plans import render_md, selectors
 from tasks.extensions import (
+    CardBadge,
     CardExtra,
     plug_in_once,
     register_card_extras,
@@ -34,16 +35,23 @@ def line_suffixes(tasks: list[Task]) -> dict[int, str]:
     return result
 
 
-def badge_text(s: selectors.PlanSummary) -> str:
-    """The card badge: "Plan 2/5 · draft · deviations · now: <step>" (§2)."""
-    parts = [f"Plan {s.done}/{s.total}"]
+def badge_parts(s: selectors.PlanSummary) -> tuple[tuple[str, str], ...]:
+    """The card badge in (text, css) parts: "Plan 2/5 · draft · 2 deviations · now: <step>";
+    the number of deviations is highlighted (§2 Cards)."""
+    parts = [(f"Plan {s.done}/{s.total}", "")]
     if s.status == "draft":
-        parts.append("draft")
+        parts.append((" · draft", ""))
     if s.deviations:
-        parts.append("deviations")
+        noun = "deviation" if s.deviations == 1 else "deviations"
+        parts += [(" · ", ""), (f"{s.deviations} {noun}", "plan-deviations")]
     if s.now:
-        parts.append(f"now: {one_line(s.now, 40)}")
-    return " · ".join(parts)
+        parts.append((f" · now: {one_line(s.now, 40)}", ""))
+    return tuple(parts)
+
+
+def badge_text(s: selectors.PlanSummary) -> str:
+    """The card badge as plain text: "Plan 2/5 · draft · 2 deviations · now: <step>" (§2)."""
+    return "".join(text for text, _ in badge_parts(s))
 
 
 def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
@@ -56,7 +64,8 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
         if s.deviations:
             css += " plan-deviation"
         href = f"/p/{slug}?{urlencode({'task': key})}&tab=plan"
-        extras[task_id] = CardExtra(badges=((badge_text(s), css, href),))
+        badge = CardBadge(badge_text(s), css, href, parts=badge_parts(s))
+        extras[task_id] = CardExtra(badges=(badge,))
     return extras
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from daphne.http_protocol import HTTPFactory, WebRequest
 from twisted.web import http
 
+from core.display import size_text
 from core.security import SECURITY_HEADERS
 
 KB = 1024
@@ -56,10 +57,6 @@ def body_limit(path: str, attachments_max_mb: int) -> BodyLimit:
     if _PASTE_PATH.match(path):
         return BodyLimit(image + 64 * KB, 413)
     return BodyLimit(FORM_BODY_MAX, 413)
-
-
-def _size(n: int) -> str:
-    return f"{n / MB:.1f} MB" if n >= MB else f"{n // KB} KB"
 
 
 def raw_response(status: int, reason: str, text: str = "") -> bytes:
@@ -137,10 +134,10 @@ class LimitedChannel(http.HTTPChannel):
         if limit.status == 204:
             self._refuse(raw_response(204, "No Content"))
             return
-        said = f"is {_size(declared)}" if declared is not None else "went past that"
+        said = f"is {size_text(declared)}" if declared is not None else "went past that"
         text = (
             f"Refused: the request body {said}; this address takes at most "
-            f"{_size(limit.max_bytes)}."
+            f"{size_text(limit.max_bytes)}."
         )
         self._refuse(raw_response(413, "Content Too Large", text))
 

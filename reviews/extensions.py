@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from core.display import stage_label
 from reviews import render_md, selectors
 from tasks.extensions import (
     CardExtra,
     InboxGroup,
-    InboxRow,
     plug_in_once,
     register_card_extras,
     register_inbox_group,
@@ -16,6 +16,7 @@ from tasks.extensions import (
     register_task_section,
 )
 from tasks.models import Task
+from tasks.selectors.inbox import task_row
 
 
 def task_section(task: Task) -> str:
@@ -55,13 +56,12 @@ def review_queue() -> InboxGroup | None:
     if not items:
         return None
     rows = tuple(
-        InboxRow(
-            title=f"{item.task.key} {item.task.title}",
-            href=review_href(item.task.project.slug, item.task.key),
-            detail=f"{item.task.stage} · {item.summary.accepted}/{item.summary.total} accepted"
+        task_row(
+            item.task,
+            f"In {stage_label(item.task.stage)} · "
+            f"{item.summary.accepted}/{item.summary.total} accepted"
             + (f" · {item.summary.rejected} rejected" if item.summary.rejected else ""),
-            key=item.task.key,
-            project=item.task.project.slug,
+            href=review_href(item.task.project.slug, item.task.key),
         )
         for item in items
     )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from core.display import size_text
 from core.errors import InvalidField
 
 MB = 1024 * 1024
@@ -79,13 +80,9 @@ def task_limit() -> int:
 def too_big(size: int, limit: int, what: str) -> InvalidField:
     return InvalidField(
         "file",
-        f"{what} is {_mb(size)}, over the limit of {_mb(limit)} "
+        f"{what} is {size_text(size)}, over the limit of {size_text(limit)} "
         f"({'attachments_max_mb' if what == 'The file' else 'attachments_task_max_mb'}).",
     )
-
-
-def _mb(size: int) -> str:
-    return f"{size / MB:.1f} MB" if size % MB else f"{size // MB} MB"
 
 
 def decode_base64(text: str) -> bytes:

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
+from core.display import size_text
 from core.mcp import call_service
 from reviews import services
 from reviews.models import Attachment
@@ -44,16 +45,12 @@ AttachmentId = Annotated[
 ]
 
 
-def _size(n: int) -> str:
-    return f"{n / 1024 / 1024:.1f} MB" if n >= 1024 * 1024 else f"{max(1, round(n / 1024))} KB"
-
-
 def _line(found: Attachment) -> str:
     where = f"step {found.step.position}" if found.step is not None else "the task"
     name = f" ({found.original_name})" if found.original_name else ""
     return (
         f"Attachment #{found.id}{name} on {where} of {found.task.key}: "
-        f"{found.content_type}, {_size(found.size)}."
+        f"{found.content_type}, {size_text(found.size)}."
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from tasks.models import Task
@@ -116,11 +116,22 @@ def move_facts(task: Task) -> dict[str, Any]:
 # --- board seams (§2): cards, the task dialog, the Inbox --------------------------------
 
 
+class CardBadge(NamedTuple):
+    """A card badge whose text is shown in (text, css class) parts, so one part of it can be
+    highlighted: the plan badge's "2 deviations" (§2 Cards). `text` is the whole of it."""
+
+    text: str
+    css: str
+    href: str = ""
+    parts: tuple[tuple[str, str], ...] = ()
+
+
 @dataclass(frozen=True)
 class CardExtra:
     """What another app adds to a card: badges and the session's status dot and link."""
 
-    badges: tuple[tuple[str, str, str], ...] = ()  # (text, css class, href or "")
+    # (text, css class, href or "") or a CardBadge, which may split its text into spans
+    badges: tuple[tuple[str, str, str] | CardBadge, ...] = ()
     session_name: str = ""
     hook_status: str = ""  # working / waiting / idle / ended / "" (no hook status)
     desktop_link: str = ""

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from core.display import STAGES, ago, safe_href, stage_label
+from core.display import STAGES, ago, safe_href, size_text, stage_label
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 5, 1, 14, 3, 30, tzinfo=UTC)
 ONE_HOME = re.compile(
-    r"^(STAGES\s*=|def (stage_label|_stage|ago|age|age_text|utc_text|safe_href)\()", re.MULTILINE
+    r"^(STAGES\s*=|def (stage_label|_stage|ago|age|age_text|utc_text|safe_href"
+    r"|size_text|_size|_mb|_kb|human_size|format_size|filesize)\()",
+    re.MULTILINE,
 )
 
 
@@ -68,9 +70,40 @@ def test_stage_labels_come_from_the_setting_and_fall_back_to_the_key(settings) -
     assert stage_label("dev") == (labels.get("dev") or "Dev")
 
 
+@pytest.mark.parametrize(
+    ("n", "text"),
+    [
+        (0, "0 B"),
+        (73, "73 B"),  # a tiny screenshot is not "1 KB"
+        (1023, "1023 B"),
+        (1024, "1 KB"),
+        (34 * 1024 + 200, "34 KB"),
+        (256 * 1024, "256 KB"),
+        (1024 * 1024 - 1, "1.0 MB"),  # never "1024 KB"
+        (1024 * 1024, "1 MB"),
+        (1536 * 1024, "1.5 MB"),
+        (10 * 1024 * 1024, "10 MB"),  # a limit reads whole
+        (10 * 1024 * 1024 + 5, "10.0 MB"),  # a file just over it does not
+    ],
+)
+def test_sizes_read_in_bytes_kilobytes_and_megabytes(n: int, text: str) -> None:
+    assert size_text(n) == text
+
+
 def test_each_helper_is_defined_only_in_display() -> None:
     found = []
-    for top in ("relaybay", "relaybay_site", "tasks", "plans", "reviews", "sessions"):
+    for top in (
+        "relaybay",
+        "relaybay_site",
+        "core",
+        "tasks",
+        "plans",
+        "reviews",
+        "sessions",
+        "environments",
+        "memory",
+        "policy",
+    ):
         for path in (ROOT / top).rglob("*.py"):
             if path.name == "display.py" or "migrations" in path.parts:
                 continue

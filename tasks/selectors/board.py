@@ -8,7 +8,7 @@ extension. Templates only loop over what is computed here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -101,6 +101,7 @@ class Badge:
     css: str
     href: str
     dialog_url: str = ""  # a link to this task's dialog (e.g. its Review tab) opens in place
+    parts: tuple[tuple[str, str], ...] = ()  # (text, css) spans of `text`; () shows it whole
 
 
 @dataclass(frozen=True)
@@ -152,9 +153,11 @@ def _merge_extras(extras: list[extensions.CardExtra]) -> dict[str, Any]:
         merged["session"] = merged["session"] or extra.session_name
         merged["status"] = merged["status"] or extra.hook_status
         merged["link"] = merged["link"] or safe_href(extra.desktop_link)
-        merged["badges"] += [
-            Badge(text, css, safe_href(href)) for text, css, href in extra.badges if text
-        ]
+        for badge in (extensions.CardBadge(*b) for b in extra.badges):
+            if badge.text:
+                merged["badges"].append(
+                    Badge(badge.text, badge.css, safe_href(badge.href), parts=badge.parts)
+                )
     if merged["status"] not in HOOK_STATUSES:
         merged["status"] = ""
     return merged
@@ -167,9 +170,7 @@ def _dialog_badges(badges: list[Badge], href: str, dialog_url: str) -> tuple[Bad
     for badge in badges:
         if badge.href == href or badge.href.startswith(href + "&"):
             rest = badge.href[len(href) + 1 :]
-            badge = Badge(
-                badge.text, badge.css, badge.href, dialog_url + (f"?{rest}" if rest else "")
-            )
+            badge = replace(badge, dialog_url=dialog_url + (f"?{rest}" if rest else ""))
         result.append(badge)
     return tuple(result)
 

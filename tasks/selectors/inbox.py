@@ -48,10 +48,12 @@ def not_archived(prefix: str = "") -> Q:
     return q
 
 
-def _task_row(task: Task, detail: str) -> InboxRow:
+def task_row(task: Task, detail: str, href: str = "") -> InboxRow:
+    """A task's Inbox row as every group shows it: the key, the title, the detail and the
+    project's name; `href` defaults to the task dialog (the Review queue opens its tab)."""
     return InboxRow(
         title=task.title,
-        href=task_href(task.project.slug, task.key),
+        href=href or task_href(task.project.slug, task.key),
         detail=_cut(detail),
         key=task.key,
         project=task.project.name,
@@ -85,7 +87,7 @@ def waiting_on_you() -> InboxGroup:
         detail = f"In {stage_label(task.stage)}"
         if task.next_step:
             detail += f" · next: {task.next_step}"
-        rows.append(_task_row(task, detail))
+        rows.append(task_row(task, detail))
     return InboxGroup(id="waiting-on-you", title="Waiting on you", rows=tuple(rows))
 
 
@@ -115,7 +117,7 @@ def rule_warnings() -> InboxGroup:
             continue
         move = f"{event.payload.get('from')} → {event.payload.get('to')}"
         more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
-        rows.append(_task_row(event.task, f"{move}: {warnings[0]}{more}"))
+        rows.append(task_row(event.task, f"{move}: {warnings[0]}{more}"))
     return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows))
 
 
@@ -133,7 +135,7 @@ def not_logged() -> InboxGroup | None:
     for task in tasks:
         issue = " ".join(p for p in (task.tracker_name, task.tracker_ref) if p) or "no issue key"
         closed = f" · closed {ago(task.closed_at, now)}" if task.closed_at else ""
-        rows.append(_task_row(task, issue + closed))
+        rows.append(task_row(task, issue + closed))
     return InboxGroup(id="not-logged", title="Not logged in the tracker", rows=tuple(rows))
 
 

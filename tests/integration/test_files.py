@@ -61,6 +61,8 @@ def test_an_attached_png_is_served_inline_with_its_type_and_nosniff(
     )
     number = attachment_id(answer)
     assert answer.startswith(f"Attachment #{number} on step 1 of {key} attached: image/png")
+    assert len(png) < 1024
+    assert f"image/png, {len(png)} B." in answer  # under 1 KB in bytes, not "1 KB"
 
     status, headers, body = fetch(server, f"/files/{number}", server.token)
     assert status == 200

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from core import tokens
+from core.security import COOKIE_NAME, current_token
 from plans import services
+from plans.extensions import badge_parts, badge_text
+from plans.selectors import PlanSummary
 from tasks import extensions
 from tasks.events import describe
 from tests.tasks.factories import ACTOR, add_report, make_task, reload
@@ -65,13 +71,44 @@ def test_the_card_badge_names_count_draft_deviations_and_the_current_step() -> N
     task, _ = planned_task()
     extras = extensions.card_extras([task])[task.id]
     badges = [b for e in extras for b in e.badges if b[0].startswith("Plan")]
-    assert badges == [
+    assert [tuple(b[:3]) for b in badges] == [
         (
-            "Plan 2/5 · draft · deviations · now: UI",
+            "Plan 2/5 · draft · 1 deviation · now: UI",
             "plan-badge plan-draft plan-deviation",
             f"/p/{task.project.slug}?task={task.key}&tab=plan",
         )
     ]
+    # The number of deviations is its own, highlighted part (§2 Cards).
+    assert ("1 deviation", "plan-deviations") in badges[0].parts
+
+
+def summary(**changes: object) -> PlanSummary:
+    base = PlanSummary(status="accepted", total=4, done=2, deviations=0, blocked=0, now="",
+                       accepted_by="owner", accepted_at=None)  # fmt: skip
+    return dataclasses.replace(base, **changes)
+
+
+@pytest.mark.parametrize(
+    ("deviations", "text"),
+    [(0, "Plan 2/4"), (1, "Plan 2/4 · 1 deviation"), (2, "Plan 2/4 · 2 deviations")],
+)
+def test_the_badge_counts_deviations_singular_for_one(deviations: int, text: str) -> None:
+    s = summary(deviations=deviations)
+    assert badge_text(s) == text
+    highlighted = [t for t, css in badge_parts(s) if css == "plan-deviations"]
+    assert highlighted == ([text.split(" · ")[1]] if deviations else [])
+    assert "".join(t for t, _ in badge_parts(s)) == badge_text(s)
+
+
+def test_the_board_card_shows_the_deviation_count_highlighted(client) -> None:
+    task, _ = planned_task()
+    services.plan_step_update(
+        key=task.key, step=4, status="done", conformance="deviation: skipped", actor=ACTOR
+    )
+    client.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
+    card = client.get(f"/p/{task.project.slug}/card/{task.key}").content.decode()
+    assert '<span class="plan-deviations">2 deviations</span>' in card
+    assert "Plan 3/5 · draft · <span" in card
 
 
 def test_plan_events_describe_themselves() -> None:

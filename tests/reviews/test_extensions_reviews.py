@@ -65,7 +65,7 @@ def test_the_badge_is_green_when_all_are_accepted_and_red_tinted_while_one_is_re
 
 
 def test_the_review_queue_lists_review_and_test_tasks_longest_waiting_first() -> None:
-    a, b = make_project("alpha"), make_project("beta")
+    a, b = make_project("alpha", name="Alpha Shop"), make_project("beta", name="Beta API")
     newer = checked(make_task(a, title="Newer", stage="dev"), accept=(1,))
     older = checked(make_task(b, title="Older", stage="dev"), reject=(2,))
     checked(make_task(a, title="Still in dev", stage="dev"))
@@ -76,14 +76,22 @@ def test_the_review_queue_lists_review_and_test_tasks_longest_waiting_first() ->
     assert reload(older).stage_changed_at < reload(newer).stage_changed_at
     [group] = [g for g in extensions.inbox_groups() if g.id == "review-queue"]
     assert group.title == "Review queue"
-    assert [(r.key, r.project, r.detail, r.href) for r in group.rows] == [
+    # Rows read like the other groups' rows: key and title apart, the project's name.
+    assert [(r.key, r.title, r.project, r.detail, r.href) for r in group.rows] == [
         (
             older.key,
-            "beta",
-            "test · 0/3 accepted · 1 rejected",
+            "Older",
+            "Beta API",
+            "In Test · 0/3 accepted · 1 rejected",
             f"/p/beta?task={older.key}&tab=review",
         ),
-        (newer.key, "alpha", "review · 1/3 accepted", f"/p/alpha?task={newer.key}&tab=review"),
+        (
+            newer.key,
+            "Newer",
+            "Alpha Shop",
+            "In Review · 1/3 accepted",
+            f"/p/alpha?task={newer.key}&tab=review",
+        ),
     ]
 
 
