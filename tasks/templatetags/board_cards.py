@@ -23,12 +23,10 @@ CACHED_CARDS = 4096  # ~1.5 KB each: a few MB at most
 
 
 @lru_cache(maxsize=CACHED_CARDS)
-def render_card(card: Card, dialog_enabled: bool) -> SafeString:
-    return render_to_string(
-        "tasks/partials/card.html", {"card": card, "dialog_enabled": dialog_enabled}
-    )
+def render_card(card: Card) -> SafeString:
+    return render_to_string("tasks/partials/card.html", {"card": card})
 
 
 @register.simple_tag(takes_context=True)
 def board_card(context: Any, card: Card) -> SafeString:
-    return render_card(card, bool(context.get("dialog_enabled")))
+    return render_card(card)

@@ -11,15 +11,11 @@ event. Three routes, one set of partials:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from importlib import import_module
-from importlib.util import find_spec
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template import TemplateDoesNotExist
-from django.template.loader import get_template, render_to_string
+from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_safe
 
@@ -36,21 +32,9 @@ from tasks.selectors.board import (
     task_in_project,
 )
 from tasks.templatetags.board_cards import render_card
+from tasks.views import task as task_views
 
 NAV_HEADERS = {"push": "HX-Push-Url", "replace": "HX-Replace-Url"}
-
-
-@cache
-def _dialog_module() -> Any | None:
-    """The task dialog's views, once its module exists (built alongside the board)."""
-    if find_spec("tasks.views.task") is None:
-        return None
-    module = import_module("tasks.views.task")
-    try:
-        get_template("tasks/partials/task_dialog.html")
-    except TemplateDoesNotExist:
-        return None
-    return module if hasattr(module, "dialog_context") else None
 
 
 @dataclass(frozen=True)
@@ -86,7 +70,6 @@ def _context(board: Board) -> dict[str, Any]:
         "state_params": list(state.params().items()),
         "archive_link": _link(base, state.params(archived=not state.archived)),
         "tabs": [(tab, _link(base, tab.params)) for tab in board.tabs],
-        "dialog_enabled": _dialog_module() is not None,
     }
 
 
@@ -128,9 +111,8 @@ def board(request: HttpRequest, slug: str) -> HttpResponse:
                 stage=task.stage, page=page_of(task.stage), q=state.q, archived=state.archived
             )
     context = _context(board_data(project, state))
-    module = _dialog_module()
-    if task is not None and module is not None:
-        context.update(module.dialog_context(request, task))
+    if task is not None:
+        context.update(task_views.dialog_context(request, task))
         context["dialog_open"] = True
     return render(request, "tasks/board.html", context)
 
@@ -160,7 +142,7 @@ def card(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         card_ = card_data(project, key)
     except NotFound as exc:
         return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
-    return HttpResponse(render_card(card_, _dialog_module() is not None))
+    return HttpResponse(render_card(card_))
 
 
 urlpatterns = [
