@@ -16,6 +16,7 @@ from urllib.parse import quote, urlsplit
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect
+from django.urls import reverse
 
 from core import tokens
 
@@ -226,7 +227,7 @@ class BoardAuthMiddleware:
         if not cookie_ok(request):
             if request.method in ("GET", "HEAD"):
                 target = request.get_full_path()
-                return HttpResponseRedirect("/login?next=" + quote(target, safe="/"))
+                return HttpResponseRedirect(reverse("login") + "?next=" + quote(target, safe="/"))
             return HttpResponse(
                 "Sign in first: open /login.\n", status=401, content_type="text/plain"
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from core.links import link_pattern
 from plans import render_md, selectors
 from tasks.extensions import (
     CardBadge,
@@ -57,13 +58,14 @@ def badge_text(s: selectors.PlanSummary) -> str:
 def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
     """Batched per board render: one query whatever the number of cards."""
     keys = {t.id: t.key for t in tasks}
+    board = link_pattern("board", "slug")  # once per render, not per card
     extras = {}
     for task_id, (slug, s) in selectors.card_summaries(tasks).items():
         key = keys[task_id]
         css = "plan-badge" + (" plan-draft" if s.status == "draft" else "")
         if s.deviations:
             css += " plan-deviation"
-        href = f"/p/{slug}?{urlencode({'task': key})}&tab=plan"
+        href = f"{board(slug)}?{urlencode({'task': key, 'tab': 'plan'})}"
         badge = CardBadge(badge_text(s), css, href, parts=badge_parts(s))
         extras[task_id] = CardExtra(badges=(badge,))
     return extras

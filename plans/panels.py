@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.urls import reverse
 from django.utils import timezone
 
 from core import tokens
@@ -104,7 +105,8 @@ def _checkpoint(step: PlanStep, task: Task, now: datetime) -> Checkpoint | None:
     text, href, external = step.link, "", False
     if step.link.startswith(REPORT_PREFIX):
         number = step.link[len(REPORT_PREFIX) :]
-        text, href = f"report #{number}", f"/t/{task.key}#report-{number}"
+        text = f"report #{number}"
+        href = reverse("task_page", args=[task.key]) + f"#report-{number}"
     elif step.link:
         href = safe_href(step.link)
         external = bool(href)
@@ -194,7 +196,7 @@ def plan_panel(task: Task, error: str = "") -> PlanPanel:
     doing = next((i for i in items if i.status == "in_progress"), None)
     return PlanPanel(
         key=task.key,
-        accept_url=f"/p/{task.project.slug}/t/{task.key}/plan/accept",
+        accept_url=reverse("plan_accept", args=[task.project.slug, task.key]),
         status=summary.status,
         accepted_by=task.plan_accepted_by,
         accepted=stamp(task.plan_accepted_at, now),

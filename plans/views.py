@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core import actor
@@ -53,5 +54,5 @@ def plan_accept(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         # htmx swaps only 2xx answers: the fresh panel says why.
         return _panel(task, str(exc))
     if not request.htmx:
-        return HttpResponseRedirect(f"/t/{outcome.obj.key}", status=303)
+        return HttpResponseRedirect(reverse("task_page", args=[outcome.obj.key]), status=303)
     return _panel(outcome.obj)

@@ -33,6 +33,8 @@ def frame(request: HttpRequest) -> dict[str, Any]:
             "inbox": _exists("inbox"),
             "activity": _exists("activity"),
             "settings": _exists("settings"),
+            # Every Settings tab marks the sidebar's Settings item as the current page.
+            "in_settings": _exists("settings") and request.path.startswith(reverse("settings")),
             "board": _exists("board", "x"),
             "sessions": _exists("project_sessions", "x"),
             "environments": _exists("environments", "x"),

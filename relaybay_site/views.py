@@ -8,6 +8,7 @@ from functools import cache
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from core import live, tokens
@@ -61,7 +62,7 @@ def _signed_in(request: HttpRequest, target: str) -> HttpResponse:
     response = HttpResponseRedirect(safe_next(target))
     response.status_code = 303
     set_board_cookie(response, request)
-    response.delete_cookie(NONCE_COOKIE, path="/login")
+    response.delete_cookie(NONCE_COOKIE, path=reverse("login"))
     return response
 
 
@@ -97,6 +98,6 @@ def login(request: HttpRequest) -> HttpResponse:
         httponly=True,
         samesite="Strict",
         secure=request.is_secure(),
-        path="/login",
+        path=reverse("login"),
     )
     return response

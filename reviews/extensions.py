@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from core.display import stage_label
+from core.links import link_pattern
 from reviews import render_md, selectors
 from tasks.extensions import (
     CardExtra,
@@ -27,8 +28,9 @@ def task_section(task: Task) -> str:
     return render_md.review_md(steps, selectors.summarize(steps), full=False)
 
 
-def review_href(slug: str, key: str) -> str:
-    return f"/p/{slug}?{urlencode({'task': key})}&tab=review"
+def review_href(board_url: str, key: str) -> str:
+    """The task dialog over its board, on the Review tab."""
+    return f"{board_url}?{urlencode({'task': key, 'tab': 'review'})}"
 
 
 def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
@@ -37,6 +39,7 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
     Batched per board render: one query whatever the number of cards.
     """
     keys = {t.id: t.key for t in tasks}
+    board = link_pattern("board", "slug")  # once per render, not per card
     extras = {}
     for task_id, (slug, s) in selectors.card_summaries(tasks).items():
         css = "review-badge"
@@ -44,7 +47,7 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
             css += " review-accepted"
         elif s.rejected:
             css += " review-rejected"
-        badge = (f"Review {s.accepted}/{s.total}", css, review_href(slug, keys[task_id]))
+        badge = (f"Review {s.accepted}/{s.total}", css, review_href(board(slug), keys[task_id]))
         extras[task_id] = CardExtra(badges=(badge,))
     return extras
 
@@ -55,13 +58,14 @@ def review_queue() -> InboxGroup | None:
     items = selectors.review_queue()
     if not items:
         return None
+    board = link_pattern("board", "slug")
     rows = tuple(
         task_row(
             item.task,
             f"In {stage_label(item.task.stage)} · "
             f"{item.summary.accepted}/{item.summary.total} accepted"
             + (f" · {item.summary.rejected} rejected" if item.summary.rejected else ""),
-            href=review_href(item.task.project.slug, item.task.key),
+            href=review_href(board(item.task.project.slug), item.task.key),
         )
         for item in items
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
 from django.utils import timezone
 
 from core import tokens
@@ -67,15 +68,15 @@ class ReviewPanel:
 
 
 def decide_url(task: Task, position: int) -> str:
-    return f"/p/{task.project.slug}/t/{task.key}/review/{position}/decide"
+    return reverse("review_step_decide", args=[task.project.slug, task.key, position])
 
 
 def paste_url(task: Task, position: int) -> str:
-    return f"/p/{task.project.slug}/t/{task.key}/review/{position}/paste"
+    return reverse("review_step_paste", args=[task.project.slug, task.key, position])
 
 
 def remove_url(task: Task, attachment_id: int) -> str:
-    return f"/p/{task.project.slug}/t/{task.key}/review/shot/{attachment_id}/remove"
+    return reverse("review_shot_remove", args=[task.project.slug, task.key, attachment_id])
 
 
 def _step_view(
@@ -116,7 +117,7 @@ def _shots(
             views.append(
                 ShotView(
                     id=a.id,
-                    url=f"/files/{a.id}",
+                    url=reverse("attachment_file", args=[a.id]),
                     caption=a.caption,
                     remove_url=remove_url(task, a.id),
                     number=number,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core import actor
@@ -42,6 +43,11 @@ def _panel(task: Task, error: str = "", step: int = 0, comment: str = "") -> Htt
     # A fragment: no page frame, no sidebar queries.
     context = panels.panel_context(task, error, step, comment)
     return HttpResponse(render_to_string(panels.PANEL_TEMPLATE, context))
+
+
+def _page(task: Task, anchor: str) -> str:
+    """The task page at one section: where a plain form post (no htmx) lands."""
+    return reverse("task_page", args=[task.key]) + "#" + anchor
 
 
 def _text(message: str, status: int) -> HttpResponse:
@@ -84,7 +90,7 @@ def review_step_decide(request: HttpRequest, slug: str, key: str, step: int) -> 
         # htmx swaps only 2xx answers: the fresh panel says why and keeps the comment.
         return _panel(task, str(exc), step, comment)
     if not request.htmx:
-        return HttpResponseRedirect(f"/t/{task.key}#review-step-{task.key}-{step}", status=303)
+        return HttpResponseRedirect(_page(task, f"review-step-{task.key}-{step}"), status=303)
     return _panel(task)
 
 
@@ -102,7 +108,7 @@ def review_shot_remove(request: HttpRequest, slug: str, key: str, attachment: in
         return _text(f"{task.key} has no screenshot #{attachment}.", 404)
     attachments.attachment_remove(attachment=attachment, actor=actor.OWNER)
     if not request.htmx:
-        return HttpResponseRedirect(f"/t/{task.key}#review-panel-{task.key}", status=303)
+        return HttpResponseRedirect(_page(task, f"review-panel-{task.key}"), status=303)
     return _panel(task)
 
 

@@ -12,9 +12,11 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from django.urls import reverse
 from django.utils import timezone
 
 from core import tokens
+from core.links import link_pattern
 from core.security import current_token
 from sessions import selectors
 from sessions.models import KIND_DESKTOP, Session, TaskBinding
@@ -81,8 +83,12 @@ def status_of(hook_status: str) -> Status:
 
 
 def panel_urls(slug: str, key: str) -> dict[str, str]:
-    base = f"/p/{slug}/t/{key}/session"
-    return {"panel": base, "bind": f"{base}/bind", "unbind": f"{base}/unbind"}
+    args = [slug, key]
+    return {
+        "panel": reverse("session_panel", args=args),
+        "bind": reverse("session_bind", args=args),
+        "unbind": reverse("session_unbind", args=args),
+    }
 
 
 # --- cards -----------------------------------------------------------------------------------
@@ -132,6 +138,7 @@ class SessionItem:
 def session_rows(project: Project | None = None) -> list[SessionItem]:
     """The Sessions page rows (all, or a project's), newest activity first; two queries."""
     now = timezone.now()
+    board = link_pattern("board", "slug")
     return [
         SessionItem(
             id=r.id,
@@ -146,7 +153,7 @@ def session_rows(project: Project | None = None) -> list[SessionItem]:
             desktop_link=r.desktop_link or "",
             unlinked_reason=r.unlinked_reason,
             tasks=tuple(
-                TaskLink(t.key, f"/p/{t.slug}?" + urlencode({"task": t.key})) for t in r.tasks
+                TaskLink(t.key, f"{board(t.slug)}?" + urlencode({"task": t.key})) for t in r.tasks
             ),
         )
         for r in selectors.sessions_list(project)

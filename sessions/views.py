@@ -12,6 +12,7 @@ and task.session_bound / task.session_unbound events. Routes:
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
@@ -43,11 +44,15 @@ def _not_found(message: str) -> HttpResponse:
 
 
 def _list_context(project: Project | None) -> dict[str, Any]:
-    base = f"/p/{project.slug}/sessions" if project else "/sessions"
+    rows_url = (
+        reverse("project_sessions_rows", args=[project.slug])
+        if project
+        else reverse("sessions_rows")
+    )
     return {
         "project": project,
         "sessions": panels.session_rows(project),
-        "rows_url": f"{base}/rows",
+        "rows_url": rows_url,
         "limit": panels.SESSIONS_SHOWN,
     }
 
@@ -118,7 +123,7 @@ def _task_page(task: Task) -> str:
     try:
         return reverse("task_page", args=[task.key])
     except NoReverseMatch:
-        return f"/p/{task.project.slug}?task={task.key}"
+        return reverse("board", args=[task.project.slug]) + "?" + urlencode({"task": task.key})
 
 
 @require_safe

@@ -4,6 +4,8 @@
 // every event is re-dispatched on <body> as `rb-<kind>` (dots become dashes) and `rb-event`,
 // and, when it belongs to the page's project (body[data-project]), as `rbp-<kind>` and
 // `rbp-event`. Fragments listen with hx-trigger="rbp-task-updated from:body".
+// URLs come from <body>'s data-*-url attributes, which base.html fills with {% url %}:
+// no internal path is written here (issue 13 §3).
 (function () {
   "use strict";
 
@@ -170,7 +172,7 @@
   function signInUrl() {
     var path = window.location.pathname;
     try { path = decodeURIComponent(path); } catch (e) { /* keep it as it is */ }
-    return "/login?next=" + quotePath(path + window.location.search);
+    return body.getAttribute("data-login-url") + "?next=" + quotePath(path + window.location.search);
   }
 
   // An EventSource cannot see the HTTP status of a failed connection. After a token
@@ -182,7 +184,7 @@
     var controller = window.AbortController ? new AbortController() : null;
     var timer = controller ? setTimeout(function () { controller.abort(); }, PROBE_TIMEOUT) : null;
     var settle = function (answer) { if (timer) { clearTimeout(timer); } done(answer); };
-    fetch("/session-check", {
+    fetch(body.getAttribute("data-session-check-url"), {
       method: "GET",
       credentials: "same-origin",
       cache: "no-store",
@@ -215,7 +217,8 @@
   function connect() {
     if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
     if (source) { source.close(); source = null; }
-    var url = "/events" + (lastId ? "?last_event_id=" + encodeURIComponent(lastId) : "");
+    var url = body.getAttribute("data-events-url") +
+      (lastId ? "?last_event_id=" + encodeURIComponent(lastId) : "");
     var es = new EventSource(url);
     var thisAttempt = ++attempt;
     source = es;

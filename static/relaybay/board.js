@@ -110,7 +110,9 @@
   body.addEventListener("htmx:afterSwap", function (e) {
     if (e.target && e.target.id === "board-columns") { revealTab(); }
     var path = (e.detail && e.detail.pathInfo && e.detail.pathInfo.requestPath) || "";
-    if (path.indexOf("/board/columns") < 0 || path.indexOf("nav=push") < 0) { return; }
+    var board = document.getElementById("board");
+    var columnsUrl = board && board.getAttribute("data-columns-url");  // {% url %} in board.html
+    if (!columnsUrl || path.indexOf(columnsUrl) < 0 || path.indexOf("nav=push") < 0) { return; }
     var columns = document.getElementById("board-columns");
     if (!columns) { return; }
     var top = columns.getBoundingClientRect().top;

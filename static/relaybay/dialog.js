@@ -181,11 +181,12 @@
     if (!replacing) { restoreFocus(dlg); }
   }
 
+  // The slot carries the dialog's URL template ({% url 'task_dialog' slug '__key__' %}).
   function loadDialog(key, tab) {
     var s = slot();
-    var project = body.getAttribute("data-project");
-    if (!s || !project || !htmx()) { return; }
-    var url = "/p/" + encodeURIComponent(project) + "/t/" + encodeURIComponent(key) + "/dialog";
+    var template = s && s.getAttribute("data-dialog-url");
+    if (!template || !htmx()) { return; }
+    var url = template.replace("__key__", encodeURIComponent(key));
     if (tab) { url += "?tab=" + encodeURIComponent(tab); }
     htmx().ajax("GET", url, { target: s, swap: "innerHTML" });
   }

@@ -70,8 +70,17 @@
     return note;
   }
 
+  // URL templates from <body>, filled by base.html with {% url %} (issue 13 §3).
+  function urlFor(name, values) {
+    var url = body.getAttribute("data-" + name + "-url") || "";
+    Object.keys(values).forEach(function (param) {
+      url = url.replace("__" + param + "__", encodeURIComponent(values[param]));
+    });
+    return url;
+  }
+
   function reviewHref(data) {
-    return "/p/" + encodeURIComponent(data.project || "") + "?task=" +
+    return urlFor("board", { slug: data.project || "" }) + "?task=" +
       encodeURIComponent(data.key) + "&tab=review";
   }
 
@@ -79,7 +88,7 @@
     if (permission() !== "granted") { return; }
     if ((data.to !== "review" && data.to !== "test") || !data.key) { return; }
     // The live message is small (no title): ask the server, fall back to the key alone.
-    fetch("/t/" + encodeURIComponent(data.key) + "/title", {
+    fetch(urlFor("task-title", { key: data.key }), {
       headers: { Accept: "application/json" },
       credentials: "same-origin",
     })

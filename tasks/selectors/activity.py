@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 
+from django.urls import reverse
 from django.utils import timezone
 
 from core.display import ago, utc_text
@@ -26,7 +27,7 @@ HIDDEN_UNLESS_SELECTED = frozenset({"session.status_changed"})
 def task_href(slug: str, key: str, tab: str = "") -> str:
     """Where a task row leads: its dialog over the project's board (§2 Task dialog)."""
     query = {"task": key, **({"tab": tab} if tab else {})}
-    return f"/p/{slug}?{urlencode(query)}"
+    return reverse("board", args=[slug]) + "?" + urlencode(query)
 
 
 # --- filters ---------------------------------------------------------------------------------
@@ -113,7 +114,7 @@ def _row(event: Event, now: datetime) -> ActivityRow:
     if task is not None and slug:
         href = task_href(slug, task.key)
     elif slug:
-        href = f"/p/{slug}"
+        href = reverse("board", args=[slug])
     return ActivityRow(
         id=event.id,
         kind=event.kind,

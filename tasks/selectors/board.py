@@ -15,10 +15,12 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db.models import Count, Q
+from django.urls import reverse
 from django.utils import timezone
 
 from core.display import STAGES, safe_href, stage_label
 from core.errors import NotFound
+from core.links import link_pattern
 from tasks import extensions
 from tasks.models import Project, Task
 from tasks.selectors import is_next_step_stale
@@ -178,13 +180,16 @@ def _dialog_badges(badges: list[Badge], href: str, dialog_url: str) -> tuple[Bad
 def _cards(project: Project, tasks: list[Task], cutoff: datetime) -> list[Card]:
     extras = extensions.card_extras(tasks) if tasks else {}
     require_log = settings.RELAYBAY.require_tracker_log
-    base = f"/p/{project.slug}"
+    board_url = reverse("board", args=[project.slug])
+    # Reversed once per render, filled per card (core/links.py).
+    dialog = link_pattern("task_dialog", "slug", "key")
+    refresh = link_pattern("board_card", "slug", "key")
     cards = []
     for t in tasks:
         more = _merge_extras(extras.get(t.id, []))
         done = t.stage == "done"
         label = f"{t.tracker_name} {t.tracker_ref}".strip() if t.tracker_ref else ""
-        href, dialog_url = f"{base}?{urlencode({'task': t.key})}", f"{base}/t/{t.key}/dialog"
+        href, dialog_url = f"{board_url}?{urlencode({'task': t.key})}", dialog(project.slug, t.key)
         cards.append(
             Card(
                 key=t.key,
@@ -206,7 +211,7 @@ def _cards(project: Project, tasks: list[Task], cutoff: datetime) -> list[Card]:
                 badges=_dialog_badges(more["badges"], href, dialog_url),
                 href=href,
                 dialog_url=dialog_url,
-                refresh_url=f"{base}/card/{t.key}",
+                refresh_url=refresh(project.slug, t.key),
             )
         )
     return cards

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
+from django.urls import reverse
 from django.utils import timezone
 
 from tasks import extensions
@@ -283,8 +284,12 @@ ORDER_PANEL = 20  # after the Session panel (10): §2 lists the session, then th
 
 
 def comment_urls(task: Task) -> dict[str, str]:
-    base = f"/p/{task.project.slug}/t/{task.key}/comments"
-    return {"post": base, "thread": f"{base}/thread", "read": f"{base}/read"}
+    args = [task.project.slug, task.key]
+    return {
+        "post": reverse("comment_post", args=args),
+        "thread": reverse("comments_thread", args=args),
+        "read": reverse("comments_read", args=args),
+    }
 
 
 def comments_panels(task: Task) -> list[extensions.TaskPanel]:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from django.urls import reverse
 from django.utils import timezone
 
 from core.display import ago, safe_href, stage_label, utc_text
@@ -116,6 +117,7 @@ class Tab:
 
 @dataclass(frozen=True)
 class TaskUrls:
+    slug: str
     key: str
     board: str  # /p/<slug>
     dialog_link: str  # /p/<slug>?task=<key>: what "Copy link" copies
@@ -126,20 +128,21 @@ class TaskUrls:
 
     def panel(self, panel_id: str) -> str:
         """One registered panel on its own (live refresh)."""
-        return f"{self.board}/t/{self.key}/panel/{panel_id}"
+        return reverse("task_panel", args=[self.slug, self.key, panel_id])
 
 
 def task_urls(task: Task) -> TaskUrls:
     slug, key = task.project.slug, task.key
-    base = f"/p/{slug}/t/{key}"
+    board = reverse("board", args=[slug])
     return TaskUrls(
+        slug=slug,
         key=key,
-        board=f"/p/{slug}",
-        dialog_link=f"/p/{slug}?" + urlencode({"task": key}),
-        page=f"/t/{key}",
-        dialog=f"{base}/dialog",
-        details=f"{base}/details",
-        edit=f"{base}/edit",
+        board=board,
+        dialog_link=f"{board}?" + urlencode({"task": key}),
+        page=reverse("task_page", args=[key]),
+        dialog=reverse("task_dialog", args=[slug, key]),
+        details=reverse("task_details", args=[slug, key]),
+        edit=reverse("task_edit", args=[slug, key]),
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.urls import path
+from django.urls import path, reverse
 from django.views.decorators.http import require_safe
 
 from core.errors import NotFound
@@ -43,33 +43,34 @@ class Link:
     hx: str  # the column set of the same state, which also moves the address bar
 
 
-def _link(base: str, params: dict[str, str]) -> Link:
+def _link(base: str, columns: str, params: dict[str, str]) -> Link:
     return Link(
         href=base + query_string(params),
-        hx=f"{base}/board/columns" + query_string({**params, "nav": "push"}),
+        hx=columns + query_string({**params, "nav": "push"}),
     )
 
 
 def _context(board: Board) -> dict[str, Any]:
     state = board.state
-    base = f"/p/{board.project.slug}"
+    base = reverse("board", args=[board.project.slug])
+    columns = reverse("board_columns", args=[board.project.slug])
     return {
         "board": board,
         "project": board.project,
         "project_slug": board.project.slug,
         "urls": {
             "self": base + query_string(state.params()),
-            "columns": f"{base}/board/columns",
-            "search": f"{base}/board/columns?nav=replace",
-            "submit": f"{base}/board/columns?nav=push",
+            "columns": columns,
+            "search": f"{columns}?nav=replace",
+            "submit": f"{columns}?nav=push",
         },
         "pages": [
-            (n, label, _link(base, state.params(page=n, stage=None)), n == state.page)
+            (n, label, _link(base, columns, state.params(page=n, stage=None)), n == state.page)
             for n, label in enumerate(board.page_labels, 1)
         ],
         "state_params": list(state.params().items()),
-        "archive_link": _link(base, state.params(archived=not state.archived)),
-        "tabs": [(tab, _link(base, tab.params)) for tab in board.tabs],
+        "archive_link": _link(base, columns, state.params(archived=not state.archived)),
+        "tabs": [(tab, _link(base, columns, tab.params)) for tab in board.tabs],
     }
 
 

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.urls import path
+from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from core import actor, tokens
@@ -182,7 +182,7 @@ def dialog_context(request: HttpRequest, task: Task) -> dict[str, Any]:
 
 def dialog_missing_context(slug: str, message: str) -> dict[str, Any]:
     """The dialog that says the task is not there (an unknown key, another project)."""
-    return {"task_missing": message, "task_board_url": f"/p/{slug}"}
+    return {"task_missing": message, "task_board_url": reverse("board", args=[slug])}
 
 
 def _fragment(template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:

@@ -115,7 +115,7 @@ def test_page_one_shows_plan_dev_review_and_test(web):
     assert column_keys(page, "dev") == [b.key]
     assert c.key not in page
     assert '<body data-project="acme"' in page
-    assert '<div id="dialog-slot">' in page
+    assert '<div id="dialog-slot" data-dialog-url="/p/acme/t/__key__/dialog">' in page
     assert "<h1>Acme Shop</h1>" in page
     assert 'id="pager-1" class="pager-link"' in page
     assert re.search(r'id="pager-1"[^>]*aria-current="page"', page)
@@ -234,7 +234,7 @@ def test_a_task_link_opens_the_board_with_the_dialog_already_in_place(web):
     p = make_project("acme")
     task = make_task(p, title="Open me", stage="dev")
     page = html(web.get(f"/p/acme?task={task.key}"))
-    slot = page[page.index('<div id="dialog-slot">') :]
+    slot = page[page.index('<div id="dialog-slot"') :]
     assert 'id="task-dialog"' in slot
     assert "Open me" in slot
     assert column_keys(page, "dev") == [task.key]

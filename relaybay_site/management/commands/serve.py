@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connections
+from django.urls import reverse
 
 from core import tokens
 from core.security import current_token
@@ -193,7 +194,7 @@ class Command(RelaybayCommand):
         base = cfg.base_url
         self.stdout.write(f"relaybay {get_version()} on {base}  (data folder: {cfg.home})")
         if self.stdout.isatty():
-            self.stdout.write(f"Sign in: open {base}/login?token={token}")
+            self.stdout.write(f"Sign in: open {base}{reverse('login')}?token={token}")
             self.stdout.write(f"Connect Claude Code: {tokens.mcp_add_command(base, token)}")
         else:
             again = token_command(cfg)

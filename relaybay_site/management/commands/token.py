@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.urls import reverse
 
 from core import tokens
 from relaybay_site.management.commands._flags import RelaybayCommand
@@ -33,4 +34,4 @@ class Command(RelaybayCommand):
         else:
             token = tokens.ensure_token(cfg.home_path)
         self.stdout.write(tokens.mcp_add_command(cfg.base_url, token))
-        self.stdout.write(f"Board sign-in: {cfg.base_url}/login?token={token}")
+        self.stdout.write(f"Board sign-in: {cfg.base_url}{reverse('login')}?token={token}")
