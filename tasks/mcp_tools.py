@@ -19,11 +19,11 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from core.errors import InvalidField, NotFound
+from core.errors import NotFound
 from core.mcp import call_service
 from tasks import render_md, selectors, services
-from tasks.extensions import task_sections
-from tasks.fields import CLEAR, EDITABLE_FIELD_NAMES, FIELDS_BY_NAME, schema_table_md
+from tasks.extensions import CallerRef, task_sections
+from tasks.fields import EDITABLE_FIELD_NAMES, FIELDS_BY_NAME, schema_table_md
 from tasks.mcp_params import (
     READ,
     WRITE,
@@ -31,7 +31,6 @@ from tasks.mcp_params import (
     Session,
     SessionTitle,
     TaskKey,
-    caller_of,
 )
 from tasks.rules import render_rules_md
 
@@ -69,10 +68,6 @@ def _field(name: str) -> Any:
 # --- the sync halves: one call_service hop each ------------------------------------------------
 
 
-def _caller(session: str, session_title: str, hook_session: str, task_key: str | None) -> Any:
-    return caller_of((session, session_title, hook_session), task_key)
-
-
 def _editable(values: dict[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """The editable fields a tool call gave (not None), from the tool's locals()."""
     return {
@@ -85,11 +80,10 @@ def _version(expected_version: int | None) -> int | None:
 
 
 def _project_upsert(slug: str, name: Any, repo_path: Any, description: Any, who: tuple) -> str:
-    caller = _caller(*who, None)
     outcome = services.project_upsert(
-        slug=slug, name=name, repo_path=repo_path, description=description, actor=caller.name
+        slug=slug, name=name, repo_path=repo_path, description=description, actor=CallerRef(*who)
     )
-    return render_md.project_write_md(outcome, caller.notes)
+    return render_md.project_write_md(outcome)
 
 
 def _task_get(key: str) -> str:
@@ -98,41 +92,31 @@ def _task_get(key: str) -> str:
 
 
 def _task_create(project: str, title: str, stage: str | None, values: dict, who: tuple) -> str:
-    caller = _caller(*who, None)
     outcome = services.task_create(
-        project=project, title=title, actor=caller.name, stage=stage or "plan", **values
+        project=project, title=title, actor=CallerRef(*who), stage=stage or "plan", **values
     )
-    return render_md.task_write_md(outcome, None, caller.notes)
+    return render_md.task_write_md(outcome, None)
 
 
 def _task_write(key: str, write: Callable[..., Any], kwargs: dict[str, Any], who: tuple) -> str:
     """task_update / task_patch / task_set_stage: the stage before feeds "Moved a → b"."""
     before = selectors.get_task(key).stage
-    caller = _caller(*who, key)
-    outcome = write(key=key, actor=caller.name, **kwargs)
-    return render_md.task_write_md(outcome, before, caller.notes)
+    outcome = write(key=key, actor=CallerRef(*who), **kwargs)
+    return render_md.task_write_md(outcome, before)
 
 
 def _report_add(key: str, body: str, values: dict, who: tuple) -> str:
-    selectors.get_task(key)  # an unknown key fails before the caller is resolved
-    caller = _caller(*who, key)
-    outcome = services.report_add(key=key, body=body, actor=caller.name, **values)
-    return render_md.report_write_md(outcome, caller.notes)
+    outcome = services.report_add(key=key, body=body, actor=CallerRef(*who), **values)
+    return render_md.report_write_md(outcome)
 
 
 def _decision_add(
     project: str, text: str, task: str | None, decided_by: str | None, who: tuple
 ) -> str:
-    task = None if task is None or task.strip() in CLEAR else task
-    if not project.strip():
-        if task is None:
-            raise InvalidField("project", "Pass project (a slug), task (a key) or both.")
-        project = selectors.get_task(task).project.slug
-    caller = _caller(*who, task)
     outcome = services.decision_add(
-        project=project, text=text, actor=caller.name, task=task, decided_by=decided_by
+        project=project, text=text, actor=CallerRef(*who), task=task, decided_by=decided_by
     )
-    return render_md.decision_write_md(outcome, caller.notes)
+    return render_md.decision_write_md(outcome)
 
 
 def _events_since(after_id: int, project: str, limit: int) -> str:

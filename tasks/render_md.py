@@ -231,6 +231,7 @@ def with_extras(headline: str, outcome: Outcome[Any] | None, notes: Iterable[str
         lines += [f"{WARNING_PREFIX}{w}" for w in outcome.warnings]
         lines += list(outcome.hints)
         lines += list(outcome.notes)
+        lines += list(outcome.caller_notes)
     lines += [n for n in notes if n]
     return "\n".join(lines)
 
