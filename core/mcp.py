@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from asgiref.sync import sync_to_async
 from mcp.server.mcpserver.exceptions import ToolError
@@ -21,16 +21,37 @@ from core.errors import DomainError
 log = logging.getLogger("relaybay.mcp")
 
 
-async def call_service[T](fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    """Run sync domain code on Django's sync thread; DomainError → ToolError."""
+@overload
+async def call_service[T](
+    fn: Callable[..., T], /, *args: Any, answer: None = None, **kwargs: Any
+) -> T: ...
+@overload
+async def call_service[T](
+    fn: Callable[..., T], /, *args: Any, answer: Callable[[T], str], **kwargs: Any
+) -> str: ...
+async def call_service[T](
+    fn: Callable[..., T], /, *args: Any, answer: Callable[[T], str] | None = None, **kwargs: Any
+) -> T | str:
+    """Run sync domain code on Django's sync thread; DomainError → ToolError.
+
+    A write tool names its service and how its answer is built from the service's result:
+    `call_service(services.task_set_stage, key=…, actor=…, answer=render_md.task_write_md)`.
+    The answer is built on the same thread in the same hop, since it may read a related row.
+    """
+
+    def run() -> T | str:
+        result = fn(*args, **kwargs)
+        return result if answer is None else answer(result)
+
+    run.__name__ = getattr(fn, "__name__", "service")
     try:
-        return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
+        return await sync_to_async(run, thread_sensitive=True)()
     except DomainError as exc:
         raise ToolError(str(exc)) from None
     except ToolError:
         raise
     except Exception:
-        log.exception("tool failed in %s", getattr(fn, "__name__", fn))
+        log.exception("tool failed in %s", run.__name__)
         raise ToolError(
             "relaybay hit an internal error; nothing was changed by this call. "
             "Try again, and tell the owner if it repeats."

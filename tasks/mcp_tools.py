@@ -1,8 +1,10 @@
 """MCP adapters of the tasks app (§3): projects, tasks, reports, decisions, events, rules.
 
-Each tool is `async def` and makes exactly one `call_service` hop: resolving the caller, the
-service and the rendering run together in one sync function on Django's sync thread
-(docs/architecture.md §4). The docstrings and parameter descriptions are what the model reads.
+Each tool is `async def` and makes exactly one `call_service` hop on Django's sync thread
+(docs/architecture.md §4). A write tool names its service (`services.task_set_stage`), hands
+it the caller as a CallerRef, which the service resolves inside its own transaction, and
+builds its answer from the service's result. The docstrings and parameter descriptions are
+what the model reads.
 
 Parameter conventions (§3 compatibility policy): only what a tool truly needs is required;
 an optional text left out (null) changes nothing, "-" or "" clears it; expected_version 0
@@ -79,44 +81,9 @@ def _version(expected_version: int | None) -> int | None:
     return expected_version if expected_version and expected_version > 0 else None
 
 
-def _project_upsert(slug: str, name: Any, repo_path: Any, description: Any, who: tuple) -> str:
-    outcome = services.project_upsert(
-        slug=slug, name=name, repo_path=repo_path, description=description, actor=CallerRef(*who)
-    )
-    return render_md.project_write_md(outcome)
-
-
 def _task_get(key: str) -> str:
     detail = selectors.task_detail(key)
     return render_md.task_md(detail, task_sections(detail.task))
-
-
-def _task_create(project: str, title: str, stage: str | None, values: dict, who: tuple) -> str:
-    outcome = services.task_create(
-        project=project, title=title, actor=CallerRef(*who), stage=stage or "plan", **values
-    )
-    return render_md.task_write_md(outcome, None)
-
-
-def _task_write(key: str, write: Callable[..., Any], kwargs: dict[str, Any], who: tuple) -> str:
-    """task_update / task_patch / task_set_stage: the stage before feeds "Moved a → b"."""
-    before = selectors.get_task(key).stage
-    outcome = write(key=key, actor=CallerRef(*who), **kwargs)
-    return render_md.task_write_md(outcome, before)
-
-
-def _report_add(key: str, body: str, values: dict, who: tuple) -> str:
-    outcome = services.report_add(key=key, body=body, actor=CallerRef(*who), **values)
-    return render_md.report_write_md(outcome)
-
-
-def _decision_add(
-    project: str, text: str, task: str | None, decided_by: str | None, who: tuple
-) -> str:
-    outcome = services.decision_add(
-        project=project, text=text, actor=CallerRef(*who), task=task, decided_by=decided_by
-    )
-    return render_md.decision_write_md(outcome)
 
 
 def _events_since(after_id: int, project: str, limit: int) -> str:
@@ -215,8 +182,15 @@ async def project_upsert(
         - Invalid slug (capitals, spaces): the message suggests a valid slug.
         - A value over its limit: the message names the field and the limit.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_project_upsert, slug, name, repo_path, description, who)
+    return await call_service(
+        services.project_upsert,
+        slug=slug,
+        name=name,
+        repo_path=repo_path,
+        description=description,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.project_write_md,
+    )
 
 
 @tool(READ)
@@ -307,8 +281,15 @@ async def task_create(
           message names the field and the limit); tracker_url not http(s).
     """
     values = _editable(locals(), skip=("title", "stage"))
-    who = (session, session_title, hook_session)
-    return await call_service(_task_create, project, title, stage, values, who)
+    return await call_service(
+        services.task_create,
+        project=project,
+        title=title,
+        stage=stage or "plan",
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.task_write_md,
+        **values,
+    )
 
 
 @tool(WRITE)
@@ -350,9 +331,14 @@ async def task_update(
           strict rules: "Rules: … Nothing changed."
     """
     values = _editable(locals())
-    kwargs = {"expected_version": _version(expected_version), **values}
-    who = (session, session_title, hook_session)
-    return await call_service(_task_write, task, services.task_update, kwargs, who)
+    return await call_service(
+        services.task_update,
+        key=task,
+        expected_version=_version(expected_version),
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.task_write_md,
+        **values,
+    )
 
 
 @tool(WRITE)
@@ -382,9 +368,14 @@ async def task_patch(
         - Unknown task or field name (the message lists the editable fields); stale
           expected_version; bad value; strict rules refusal.
     """
-    kwargs = {"fields": fields, "expected_version": _version(expected_version)}
-    who = (session, session_title, hook_session)
-    return await call_service(_task_write, task, services.task_patch, kwargs, who)
+    return await call_service(
+        services.task_patch,
+        key=task,
+        fields=fields,
+        expected_version=_version(expected_version),
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.task_write_md,
+    )
 
 
 @tool(WRITE)
@@ -411,15 +402,17 @@ async def task_set_stage(
         - Unknown task; unknown stage (the message lists the stages); stale
           expected_version; strict rules: "Rules: … Nothing changed."
     """
-    kwargs = {
-        "stage": stage,
-        "note": note,
-        "next_step": next_step,
-        "waiting_on": waiting_on,
-        "expected_version": _version(expected_version),
-    }
-    who = (session, session_title, hook_session)
-    return await call_service(_task_write, task, services.task_set_stage, kwargs, who)
+    return await call_service(
+        services.task_set_stage,
+        key=task,
+        stage=stage,
+        note=note,
+        next_step=next_step,
+        waiting_on=waiting_on,
+        expected_version=_version(expected_version),
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.task_write_md,
+    )
 
 
 @tool(WRITE)
@@ -451,8 +444,14 @@ async def report_add(
         - Unknown task; empty body; a value over its limit.
     """
     values = _editable(locals())
-    who = (session, session_title, hook_session)
-    return await call_service(_report_add, task, body, values, who)
+    return await call_service(
+        services.report_add,
+        key=task,
+        body=body,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.report_write_md,
+        **values,
+    )
 
 
 @tool(WRITE)
@@ -478,8 +477,15 @@ async def decision_add(
     Errors:
         - Unknown project or task; a task of another project; empty or too long text.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_decision_add, project, text, task, decided_by, who)
+    return await call_service(
+        services.decision_add,
+        project=project,
+        text=text,
+        task=task,
+        decided_by=decided_by,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.decision_write_md,
+    )
 
 
 @tool(READ)
