@@ -13,10 +13,10 @@ from collections.abc import Callable
 from typing import Any, overload
 
 from asgiref.sync import sync_to_async
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 
-from core.errors import DomainError
+from core.errors import DomainError, NotFound
 
 log = logging.getLogger("relaybay.mcp")
 
@@ -56,6 +56,16 @@ async def call_service[T](
             "relaybay hit an internal error; nothing was changed by this call. "
             "Try again, and tell the owner if it repeats."
         ) from None
+
+
+async def resource_answer(fn: Callable[..., str], /, *args: Any) -> str:
+    """Resources answer protocol errors, not tool results: keep the message readable."""
+    try:
+        return await call_service(fn, *args)
+    except ToolError as exc:
+        if isinstance(exc.__context__, NotFound):
+            raise ResourceNotFoundError(str(exc)) from None
+        raise ResourceError(str(exc)) from None
 
 
 def transport_security(hosts: list[str], port: int) -> TransportSecuritySettings:
