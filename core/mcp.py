@@ -13,8 +13,10 @@ from collections.abc import Callable
 from typing import Any, overload
 
 from asgiref.sync import sync_to_async
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import ValidationError
 
 from core.errors import DomainError, NotFound
 
@@ -66,6 +68,77 @@ async def resource_answer(fn: Callable[..., str], /, *args: Any) -> str:
         if isinstance(exc.__context__, NotFound):
             raise ResourceNotFoundError(str(exc)) from None
         raise ResourceError(str(exc)) from None
+
+
+# Parameters whose valid values another tool lists (§5: an argument error names that tool).
+LISTED_BY = {"project": "project_list", "slug": "project_list", "task": "task_list"}
+
+_TYPE_WORDS = {
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a mapping",
+}
+
+
+def _expects(schema: dict[str, Any]) -> str:
+    """What a parameter takes, in words, from its JSON schema (never pydantic's text)."""
+    options = schema.get("anyOf") or [schema]
+    words = [_TYPE_WORDS[o["type"]] for o in options if o.get("type") in _TYPE_WORDS]
+    what = " or ".join(dict.fromkeys(words)) or "a value"
+    description = schema.get("description", "").strip()
+    return f"{what} ({description})" if description else what
+
+
+def argument_error(tool: str, properties: dict[str, Any], required: list[str], exc: Any) -> str:
+    """relaybay's own sentence for a tool called with a missing, mistyped or unknown argument.
+
+    Names the parameter, what it expects and which tool lists the valid values; the SDK's
+    text would be pydantic's ("1 validation error for …Arguments … https://errors…").
+    """
+    lines = []
+    if isinstance(exc, ValidationError):
+        for err in exc.errors():
+            name = str(err["loc"][0]) if err["loc"] else "?"
+            schema = properties.get(name, {})
+            problem = "is missing" if err["type"] == "missing" else "has the wrong type or value"
+            line = f"{tool}: argument {name} {problem}; it expects {_expects(schema)}."
+            if name in LISTED_BY:
+                line += f" {LISTED_BY[name]} lists the valid values."
+            lines.append(line)
+    else:
+        takes = ", ".join(f"{n} (required)" if n in required else n for n in properties)
+        for name in exc:
+            lines.append(f"{tool} has no argument {name}. It takes: {takes or 'no arguments'}.")
+    return "\n".join(dict.fromkeys(lines)) + "\nNothing changed."
+
+
+class RelaybayMCPServer(MCPServer):
+    """The SDK's server with relaybay's own argument errors (§5), decided once for every tool.
+
+    Unknown arguments are refused too: pydantic would drop them silently, and a write that
+    ignores a misspelt field (`nextstep`) would look like it succeeded.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return await super().call_tool(name, arguments, context)
+        properties: dict[str, Any] = tool.parameters.get("properties", {})
+        required: list[str] = tool.parameters.get("required", [])
+        unknown = [key for key in arguments if key not in properties]
+        if unknown:
+            raise ToolError(argument_error(name, properties, required, unknown))
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(argument_error(name, properties, required, exc.__cause__)) from None
+            raise
 
 
 def transport_security(hosts: list[str], port: int) -> TransportSecuritySettings:
