@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.mcp_agent import Agent, new_project, new_task, run
+from tests.support.mcp_client import mcp_client, run_async
 from tests.support.server import RelaybayServer
 
 pytestmark = pytest.mark.integration
@@ -68,3 +69,19 @@ def test_an_unknown_argument_is_refused_and_changes_nothing(server: RelaybayServ
         assert "project_list has no argument verbose. It takes: no arguments." in text
 
     run(server, scenario)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_server_advertises_prompts_and_lists_none(server: RelaybayServer, mode: str) -> None:
+    """§3 "No MCP prompts yet": the capability is advertised with an empty list, so a client
+    asking for prompts gets an answer instead of "method not found"."""
+
+    async def main() -> None:
+        async with mcp_client(server.base_url, server.token, mode=mode) as client:
+            capabilities = client.server_capabilities
+            assert capabilities.prompts is not None
+            assert capabilities.tools is not None
+            prompts = await client.list_prompts()
+            assert prompts.prompts == []
+
+    run_async(main())
