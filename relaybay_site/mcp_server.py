@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
+from core.mcp import RelaybayMCPServer
 from plans import mcp_tools as plan_tools
 from relaybay import get_version
 from reviews import mcp_tools as review_tools
@@ -17,7 +18,7 @@ from tasks import mcp_tools as task_tools
 
 
 def build_server() -> MCPServer:
-    server = MCPServer(
+    server = RelaybayMCPServer(  # relaybay's own argument errors (§5)
         name="relaybay",
         title="relaybay",
         version=get_version(),

@@ -25,6 +25,23 @@ class Caller:
     notes: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class CallerRef:
+    """Who a write tool's arguments say is calling, not yet resolved.
+
+    A service resolves it inside its own transaction (`caller_in`), so the session it
+    creates or marks seen is written with the write and rolled back with a refused one
+    (docs/architecture.md §3: one transaction per write).
+    """
+
+    session: str = ""
+    session_title: str = ""
+    hook_session: str = ""
+
+
+# Who writes, as a service takes it: a display name (owner, board, hook) or a CallerRef.
+type Actor = str | CallerRef
+
 CallerResolver = Callable[..., Caller]
 TaskSection = Callable[["Task"], str | None]
 TaskFacts = Callable[["Task"], dict[str, Any]]
@@ -69,6 +86,21 @@ def resolve_caller(
         return Caller(name=name)
     return _caller_resolver(
         session=session, session_title=session_title, hook_session=hook_session, task_key=task_key
+    )
+
+
+def caller_in(actor: Actor, *, task_key: str | None = None) -> Caller:
+    """Who is writing, resolved inside the calling service's transaction.
+
+    A display name stays as it is; a CallerRef goes through the registered resolver.
+    """
+    if isinstance(actor, str):
+        return Caller(name=actor)
+    return resolve_caller(
+        session=actor.session or None,
+        session_title=actor.session_title or None,
+        hook_session=actor.hook_session or None,
+        task_key=task_key,
     )
 
 

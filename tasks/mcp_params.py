@@ -15,6 +15,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
 from tasks.extensions import Caller, resolve_caller
+from tasks.fields import EDITABLE_FIELD_NAMES, FIELDS_BY_NAME
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -34,6 +35,48 @@ HookSession = Annotated[
     str,
     Field(description="The Claude Code session id your session start gave you, if any."),
 ]
+
+
+# --- the tasks tools' own parameters ------------------------------------------------------
+
+Project = Annotated[str, Field(description="Project slug, e.g. acme-shop (project_list).")]
+ExpectedVersion = Annotated[
+    int,
+    # A model may send null or "" for "not given"; the schema stays a plain integer.
+    BeforeValidator(lambda v: 0 if v is None or v == "" else v),
+    Field(
+        description="The task version you last read (task_get shows it). The write fails "
+        "instead of overwriting a newer version. 0 or omitted: do not check."
+    ),
+]
+
+
+def text_param(description: str) -> Any:
+    return Annotated[str | None, Field(description=f'{description} "-" or "" clears it.')]
+
+
+def field_param(name: str) -> Any:
+    """An editable task field as a tool parameter; its description and limit from fields.py."""
+    spec = FIELDS_BY_NAME[name]
+    text = spec.description
+    if spec.max_length:
+        text += f" At most {spec.max_length} characters."
+    if spec.type == "bool":
+        return Annotated[bool | None, Field(description=text)]
+    if spec.clearable:
+        text += ' "-" or "" clears it.'
+    return Annotated[str | None, Field(description=text)]
+
+
+def editable(values: dict[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The editable fields a tool call gave (not None), from the tool's locals()."""
+    return {
+        n: values[n] for n in EDITABLE_FIELD_NAMES if n not in skip and values.get(n) is not None
+    }
+
+
+def version_or_none(expected_version: int | None) -> int | None:
+    return expected_version if expected_version and expected_version > 0 else None
 
 
 def optional(description: str) -> Any:

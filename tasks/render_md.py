@@ -231,6 +231,7 @@ def with_extras(headline: str, outcome: Outcome[Any] | None, notes: Iterable[str
         lines += [f"{WARNING_PREFIX}{w}" for w in outcome.warnings]
         lines += list(outcome.hints)
         lines += list(outcome.notes)
+        lines += list(outcome.caller_notes)
     lines += [n for n in notes if n]
     return "\n".join(lines)
 
@@ -239,10 +240,12 @@ def _fields_text(names: Iterable[str]) -> str:
     return ", ".join(names)
 
 
-def task_write_md(
-    outcome: Outcome[Task], before_stage: str | None, notes: Iterable[str] = ()
-) -> str:
-    """task_create / task_update / task_patch / task_set_stage."""
+def task_write_md(outcome: Outcome[Task], notes: Iterable[str] = ()) -> str:
+    """task_create / task_update / task_patch / task_set_stage.
+
+    "Moved a → b" comes from the service's own result (Outcome.moved), read in the write's
+    transaction, never from a read made before it.
+    """
     task = outcome.obj
     if outcome.created:
         head = f"Created {task.key} '{task.title}' in {task.stage} (version {task.version})."
@@ -252,8 +255,8 @@ def task_write_md(
         head = "" if outcome.notes else f"Nothing changed on {task.key} (version {task.version})."
         return with_extras(head, outcome, notes)
     others = [n for n in outcome.changed if n != "stage"]
-    if "stage" in outcome.changed and before_stage and before_stage != task.stage:
-        head = f"Moved {task.key} {before_stage} → {task.stage}"
+    if outcome.moved is not None:
+        head = f"Moved {task.key} {outcome.moved[0]} → {outcome.moved[1]}"
         head += f"; updated {_fields_text(others)}" if others else ""
     else:
         head = f"Updated {task.key}: {_fields_text(others or outcome.changed)}"

@@ -18,6 +18,8 @@ class Outcome[T]:
     warnings: working-rules warnings WITHOUT the "Warning (rules): " prefix.
     hints: whole lines such as "Hint: acme-3 has no plan and no todo yet: …".
     notes: other lines for the answer (tracker mark cleared, nothing changed, …).
+    moved: (from, to) when the write moved a task's stage, for "Moved a → b".
+    caller_notes: what resolving the calling session had to say (hook_session not linked …).
     """
 
     obj: T
@@ -26,6 +28,8 @@ class Outcome[T]:
     warnings: tuple[str, ...] = ()
     hints: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    moved: tuple[str, str] | None = None
+    caller_notes: tuple[str, ...] = ()
 
 
 def load_project(slug: str) -> Project:

@@ -10,6 +10,7 @@ from django.utils import timezone
 from core.errors import InvalidField
 from tasks import fields as F
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.models import Project, ProjectRules
 from tasks.services._common import Outcome, load_project
 
@@ -61,7 +62,7 @@ def project_upsert(
     name: str | None = None,
     repo_path: str | None = None,
     description: str | None = None,
-    actor: str,
+    actor: Actor,
 ) -> Outcome[Project]:
     """Create the project of `slug` or update the given fields.
 
@@ -74,6 +75,7 @@ def project_upsert(
     slug = clean_slug(slug)
     values = _clean_project_fields(name, repo_path, description)
     with transaction.atomic():
+        who = caller_in(actor)
         now = timezone.now()
         project = Project.objects.filter(slug=slug).first()
         if project is None:
@@ -88,14 +90,15 @@ def project_upsert(
             record_event(
                 EventKind.PROJECT_CREATED,
                 project=project,
-                actor=actor,
+                actor=who.name,
                 payload={"slug": slug, "name": project.name},
             )
             changed = tuple(n for n in ("name", "repo_path", "description") if n in values)
-            return Outcome(obj=project, created=True, changed=changed)
+            return Outcome(obj=project, created=True, changed=changed, caller_notes=who.notes)
         changed = tuple(n for n, v in values.items() if getattr(project, n) != v)
         if not changed:
-            return Outcome(obj=project, notes=(f"Nothing changed: project {slug} is as given.",))
+            nothing = f"Nothing changed: project {slug} is as given."
+            return Outcome(obj=project, notes=(nothing,), caller_notes=who.notes)
         for n in changed:
             setattr(project, n, values[n])
         project.updated_at = now
@@ -103,10 +106,10 @@ def project_upsert(
         record_event(
             EventKind.PROJECT_UPDATED,
             project=project,
-            actor=actor,
+            actor=who.name,
             payload={"slug": slug, "fields": list(changed)},
         )
-        return Outcome(obj=project, changed=changed)
+        return Outcome(obj=project, changed=changed, caller_notes=who.notes)
 
 
 def set_project_rules(*, project: str, body: str, actor: str) -> Outcome[ProjectRules]:

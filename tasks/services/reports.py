@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from core.errors import InvalidField
 from tasks import fields as F
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.fields import SIZES
 from tasks.models import Report
 from tasks.rules import STATES
@@ -87,7 +88,7 @@ def report_add(
     *,
     key: str,
     body: str,
-    actor: str,
+    actor: Actor,
     next_step: str | None = None,
     waiting_on: str | None = None,
     progress: str | None = None,
@@ -110,6 +111,7 @@ def report_add(
 
     def attempt() -> Outcome[Report]:
         task = load_task(key)
+        who = caller_in(actor, task_key=task.key)
         rules = project_rules(task.project)
         summary = report_summary(text)
         head = parse_first_line(summary, rule_states(rules.doc), rule_sizes(rules.doc))
@@ -125,14 +127,14 @@ def report_add(
             summary=summary,
             state=head.state if head else "",
             size=head.size if head else "",
-            author=actor,
+            author=who.name,
             created_at=change.now,
         )
         record_event(
             EventKind.REPORT_ADDED,
             project=task.project,
             task=task,
-            actor=actor,
+            actor=who.name,
             payload={
                 "summary": summary,
                 "state": report.state,
@@ -140,12 +142,13 @@ def report_add(
                 "report_id": report.id,
             },
         )
-        change.save(actor, force=True)  # a report is a write on the task: version + 1
+        change.save(who.name, force=True)  # a report is a write on the task: version + 1
         return Outcome(
             obj=report,
             created=True,
             changed=change.outcome_fields(),
             notes=(*notes, *change.notes),
+            caller_notes=who.notes,
         )
 
     return run_write(attempt)

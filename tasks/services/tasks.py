@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.utils import timezone
@@ -9,6 +10,7 @@ from django.utils import timezone
 from core.errors import InvalidField
 from tasks import extensions
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.fields import clean_field, clean_fields
 from tasks.models import Project, Task, TrackerEntry
 from tasks.selectors import project_rules
@@ -37,7 +39,7 @@ def task_create(
     *,
     project: str,
     title: str,
-    actor: str,
+    actor: Actor,
     stage: str = "plan",
     **fields: Any,
 ) -> Outcome[Task]:
@@ -52,6 +54,7 @@ def task_create(
 
     def attempt() -> Outcome[Task]:
         proj = load_project(project)
+        who = caller_in(actor)
         number = _next_number(proj)
         now = timezone.now()
         task = Task(
@@ -86,7 +89,7 @@ def task_create(
             EventKind.TASK_CREATED,
             project=proj,
             task=task,
-            actor=actor,
+            actor=who.name,
             payload={"title": task.title, "stage": task.stage, "fields": others},
         )
         hints: tuple[str, ...] = ()
@@ -94,33 +97,43 @@ def task_create(
             extra = extensions.move_facts(task)
             if not extra.get("has_plan_steps") and not extra.get("has_todo"):
                 hints = (dev_hint(task.key),)
-        return Outcome(obj=task, created=True, changed=tuple(values), hints=hints)
+        return Outcome(
+            obj=task, created=True, changed=tuple(values), hints=hints, caller_notes=who.notes
+        )
 
     return run_write(attempt)
 
 
 def _write(
-    key: str, raw: dict[str, Any], actor: str, expected_version: object
+    key: str, raw: dict[str, Any], actor: Actor, expected_version: object
 ) -> tuple[Outcome[Task], TaskChange]:
-    """The one path of task_update, task_patch and task_set_stage."""
+    """The one path of task_update, task_patch and task_set_stage.
+
+    The caller is resolved after the task is found and inside the same transaction, so a
+    stale version or a strict-rules refusal leaves no "session seen" behind.
+    """
     values = clean_fields(raw)
     expected = clean_expected_version(expected_version)
 
     def attempt() -> tuple[Outcome[Task], TaskChange]:
         task = load_task(key)
+        who = caller_in(actor, task_key=task.key)
         check_version(task, expected)
         change = TaskChange(task=task)
         change.apply(values)
         change.check_rules(project_rules(task.project))
         if change.is_noop:
-            return Outcome(obj=task, notes=(nothing_changed(task),)), change
-        change.save(actor)
+            noop = Outcome(obj=task, notes=(nothing_changed(task),), caller_notes=who.notes)
+            return noop, change
+        change.save(who.name)
         outcome = Outcome(
             obj=task,
             changed=change.outcome_fields(),
             warnings=tuple(change.warnings),
             hints=tuple(change.hints),
             notes=tuple(change.notes),
+            moved=change.move,
+            caller_notes=who.notes,
         )
         return outcome, change
 
@@ -130,7 +143,7 @@ def _write(
 def task_update(
     *,
     key: str,
-    actor: str,
+    actor: Actor,
     expected_version: int | None = None,
     **fields: Any,
 ) -> Outcome[Task]:
@@ -152,7 +165,7 @@ def task_patch(
     *,
     key: str,
     fields: dict[str, Any],
-    actor: str,
+    actor: Actor,
     expected_version: int | None = None,
 ) -> Outcome[Task]:
     """task_update with the fields as one mapping: reaches any editable field even when a
@@ -171,7 +184,7 @@ def task_set_stage(
     *,
     key: str,
     stage: str,
-    actor: str,
+    actor: Actor,
     note: str | None = None,
     next_step: str | None = None,
     waiting_on: str | None = None,
@@ -194,11 +207,8 @@ def task_set_stage(
     outcome, change = _write(key, raw, actor, expected_version)
     if change.move is None:
         note_line = f"{outcome.obj.key} was already in {target}; the stage did not change."
-        outcome = Outcome(
-            obj=outcome.obj,
-            changed=outcome.changed,
-            warnings=outcome.warnings,
-            hints=outcome.hints,
+        outcome = replace(
+            outcome,
             notes=(note_line, *(n for n in outcome.notes if not n.startswith("Nothing changed"))),
         )
     return outcome

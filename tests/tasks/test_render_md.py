@@ -35,8 +35,10 @@ def test_a_write_answer_prefixes_rule_warnings_and_keeps_hints_and_notes_whole()
         warnings=("moving to test usually needs a report since the last stage change",),
         hints=("Hint: write the Owner check.",),
         notes=("Tracker mark cleared on acme-3 (moved back from done to test): …",),
+        moved=("dev", "test"),
+        caller_notes=("Note from the session resolver.",),
     )
-    text = render_md.task_write_md(outcome, "dev", ("Note from the session resolver.",))
+    text = render_md.task_write_md(outcome)
     assert text.splitlines() == [
         "Moved acme-3 dev → test; updated next_step (version 7).",
         "Warning (rules): moving to test usually needs a report since the last stage change",
@@ -49,10 +51,8 @@ def test_a_write_answer_prefixes_rule_warnings_and_keeps_hints_and_notes_whole()
 def test_a_no_op_write_says_so_once() -> None:
     task = Task(key="acme-3", title="Fix", stage="dev", version=4)
     note = "Nothing changed: acme-3 already has these values (version 4)."
-    assert render_md.task_write_md(Outcome(obj=task, notes=(note,)), "dev") == note
-    assert render_md.task_write_md(Outcome(obj=task), "dev") == (
-        "Nothing changed on acme-3 (version 4)."
-    )
+    assert render_md.task_write_md(Outcome(obj=task, notes=(note,))) == note
+    assert render_md.task_write_md(Outcome(obj=task)) == ("Nothing changed on acme-3 (version 4).")
 
 
 def test_events_since_without_events_repeats_the_id_to_pass() -> None:
