@@ -122,6 +122,16 @@ class RelaybayMCPServer(MCPServer):
     ignores a misspelt field (`nextstep`) would look like it succeeded.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # §3 "No MCP prompts yet": the SDK advertises the prompts capability whenever its
+        # low-level server holds a prompts/list handler, so an agent saw an empty, useless
+        # list. Without the handlers the capability is not advertised at all (pinned by
+        # tests/integration/test_mcp_arguments.py, which fails if an SDK upgrade moves this).
+        handlers = self._lowlevel_server._request_handlers
+        for method in ("prompts/list", "prompts/get"):
+            handlers.pop(method, None)
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> Any:

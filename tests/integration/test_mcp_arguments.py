@@ -72,16 +72,15 @@ def test_an_unknown_argument_is_refused_and_changes_nothing(server: RelaybayServ
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_the_server_advertises_prompts_and_lists_none(server: RelaybayServer, mode: str) -> None:
-    """§3 "No MCP prompts yet": the capability is advertised with an empty list, so a client
-    asking for prompts gets an answer instead of "method not found"."""
+def test_the_server_advertises_no_prompts(server: RelaybayServer, mode: str) -> None:
+    """§3 "No MCP prompts yet": no prompts capability at all (the SDK advertised one with an
+    empty list), over both the discover and the initialize handshake."""
 
     async def main() -> None:
         async with mcp_client(server.base_url, server.token, mode=mode) as client:
             capabilities = client.server_capabilities
-            assert capabilities.prompts is not None
+            assert capabilities.prompts is None
             assert capabilities.tools is not None
-            prompts = await client.list_prompts()
-            assert prompts.prompts == []
+            assert capabilities.resources is not None
 
     run_async(main())
