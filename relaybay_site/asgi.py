@@ -19,6 +19,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "relaybay_site.settings")
 django.setup()
 
+from asgiref.sync import sync_to_async  # noqa: E402
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
@@ -27,8 +28,10 @@ from core import live, security  # noqa: E402
 from core.mcp import transport_security  # noqa: E402
 from relaybay_site.mcp_server import build_server  # noqa: E402
 from sessions import hooks, wake  # noqa: E402
+from sessions.hook_service import flush_pending_activity  # noqa: E402
 
 Scope = dict[str, Any]
+_flush_activity = sync_to_async(flush_pending_activity, thread_sensitive=True)
 
 
 async def _plain(send: Any, status: int, text: str, extra: list | None = None) -> None:
@@ -137,6 +140,8 @@ class RelaybayApp:
         waits below are bounded, because daphne cancels whatever is left anyway.
         """
         live.stop_long_lived()
+        with contextlib.suppress(Exception):  # the latest activity of working sessions (§4)
+            await asyncio.wait_for(_flush_activity(all_of_them=True), 1)
         if self._stop is not None:
             self._stop.set()
         waits: list[Any] = [live.wait_streams_closed(1.0)]

@@ -10,6 +10,7 @@ anything else.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import sync_to_async
@@ -17,7 +18,7 @@ from asgiref.sync import sync_to_async
 from core.security import headers_of
 from sessions.asgi_io import Receive, Scope, Send, answer, answer_json, parse_object, read_body
 from sessions.asgi_io import refuse as _refuse
-from sessions.hook_service import hook_event
+from sessions.hook_service import flush_pending_activity, hook_event
 
 log = logging.getLogger("relaybay.hooks")
 
@@ -25,6 +26,34 @@ HOOK_PATH = "/hooks/claude-code"
 # Headers the hook service may read; never the Authorization or Cookie headers.
 PASSED_HEADERS = ("x-relaybay-host-session", "x-relaybay-host-attended", "user-agent")
 _hook_event = sync_to_async(hook_event, thread_sensitive=True)
+_flush = sync_to_async(flush_pending_activity, thread_sensitive=True)
+_flush_timer: asyncio.TimerHandle | None = None
+
+
+def _schedule_flush(delay: float | None) -> None:
+    """Come back when the next pending activity's window ends (§4 "the latest wins").
+
+    One timer at a time: a burst of events inside a window costs one flush, not one each.
+    """
+    global _flush_timer
+    if delay is None:
+        return
+    loop = asyncio.get_running_loop()
+    when = loop.time() + delay
+    if _flush_timer is not None and not _flush_timer.cancelled() and _flush_timer.when() <= when:
+        return
+    if _flush_timer is not None:
+        _flush_timer.cancel()
+    _flush_timer = loop.call_at(when, lambda: loop.create_task(_run_flush()))
+
+
+async def _run_flush() -> None:
+    global _flush_timer
+    _flush_timer = None
+    try:
+        _schedule_flush(await _flush())
+    except Exception:
+        log.exception("writing the pending session activity failed")
 
 
 async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -50,6 +79,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         log.exception("hook %s failed", payload.get("hook_event_name"))
         await answer(send, 204)
         return
+    _schedule_flush(result.flush_in)
     if result.answer is None:
         await answer(send, 204)
     else:

@@ -560,3 +560,22 @@ def test_a_todo_change_emits_session_todo_updated_for_the_bound_task(server):
 def _no_server_errors(server: RelaybayServer) -> Iterator[None]:
     yield
     assert "Traceback" not in server.log()
+
+
+def test_a_working_sessions_latest_activity_is_written_when_its_window_ends(
+    server: RelaybayServer,
+) -> None:
+    """§4 "at most once per 5 s per session (the latest wins)": after UserPromptSubmit →
+    PreToolUse Edit → PostToolUse Edit the session must not still say "prompt" 9 s later."""
+    cc_id = new_id()
+    send(server, "UserPromptSubmit.print", cc_id)
+    send(server, "PreToolUse.Bash", cc_id, tool_name="Edit")
+    send(server, "PostToolUse.Bash", cc_id, tool_name="Edit")
+    row = session_of(server, cc_id)
+    assert row is not None
+    assert row["activity"] == "prompt"  # inside the window: coalesced
+    deadline = time.monotonic() + 9
+    while time.monotonic() < deadline and row["activity"] != "Edit":
+        time.sleep(0.25)
+        row = session_of(server, cc_id) or row
+    assert (row["hook_status"], row["activity"]) == ("working", "Edit")

@@ -196,6 +196,45 @@ def test_a_working_sessions_activity_is_written_at_most_once_per_five_seconds(cl
     assert s.activity_at > first_at
 
 
+def test_the_latest_activity_of_a_window_is_written_when_the_window_ends(clock):
+    """§4 "the latest wins": prompt → Edit → Edit inside one window must not leave "prompt"."""
+    session = hook("UserPromptSubmit.print").session
+    assert fresh(session).activity == "prompt"
+    clock.now += 1
+    hook("PreToolUse.Bash", session_id=session.cc_session_id, tool_name="Edit")
+    clock.now += 1
+    result = hook("PostToolUse.Bash", session_id=session.cc_session_id, tool_name="Edit")
+    assert fresh(session).activity == "prompt"  # still inside the window: nothing written
+    assert result.flush_in == pytest.approx(3.0)  # the endpoint comes back then
+
+    assert hook_service.flush_pending_activity() == pytest.approx(3.0)  # not due yet
+    assert fresh(session).activity == "prompt"
+    clock.now += 3
+    assert hook_service.flush_pending_activity() is None  # written, nothing left
+    s = fresh(session)
+    assert (s.hook_status, s.activity) == ("working", "Edit")
+
+
+def test_a_pending_activity_never_overwrites_a_newer_status(clock):
+    session = hook("PreToolUse.Bash").session
+    clock.now += 1
+    hook("PostToolUse.Bash", tool_name="Edit")  # pending
+    clock.now += 1
+    hook("Stop.first", session_id=session.cc_session_id)  # idle, written at once
+    clock.now += 10
+    assert hook_service.flush_pending_activity(all_of_them=True) is None
+    assert fresh(session).hook_status == "idle"
+    assert fresh(session).activity != "Edit"
+
+
+def test_the_server_stopping_writes_what_is_pending(clock):
+    session = hook("PreToolUse.Bash").session
+    clock.now += 1
+    hook("PostToolUse.Bash", tool_name="Edit")
+    hook_service.flush_pending_activity(all_of_them=True)
+    assert fresh(session).activity == "Edit"
+
+
 def test_a_status_change_is_written_at_once_inside_the_window(clock):
     session = hook("PreToolUse.mcp").session
     clock.now += 0.5
