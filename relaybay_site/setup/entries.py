@@ -20,6 +20,8 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
+from relaybay.hook_client import HOST_ATTENDED_ENV, HOST_SESSION_ENV
+
 HOOK_PATH = "/hooks/claude-code"
 WAIT_PATH = "/hooks/claude-code/wait"
 EVENTS = (
@@ -36,6 +38,8 @@ COMMAND_TIMEOUT = 3  # seconds: Claude Code's hook "timeout" field
 HTTP_TIMEOUT = 2
 WAKE_TIMEOUT = 1800
 TOKEN_ENV = "RELAYBAY_TOKEN"  # noqa: S105 - the name of a variable, not a secret
+HOST_SESSION_HEADER = "X-Relaybay-Host-Session"
+HOST_ATTENDED_HEADER = "X-Relaybay-Host-Attended"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s]+:\d+(/[^\s?#]*)$")
 
 
@@ -93,8 +97,15 @@ def http_hook(target: Target) -> dict[str, Any]:
     return {
         "type": "http",
         "url": target.base_url + HOOK_PATH,
-        "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"},
-        "allowedEnvVars": [TOKEN_ENV],
+        # The desktop app's session id and attended flag travel as headers, the way the
+        # command client puts them in the body (§4 linking rule 1); Claude Code fills them
+        # in only from the variables allowedEnvVars lists.
+        "headers": {
+            "Authorization": f"Bearer ${{{TOKEN_ENV}}}",
+            HOST_SESSION_HEADER: f"${{{HOST_SESSION_ENV}}}",
+            HOST_ATTENDED_HEADER: f"${{{HOST_ATTENDED_ENV}}}",
+        },
+        "allowedEnvVars": [TOKEN_ENV, HOST_SESSION_ENV, HOST_ATTENDED_ENV],
         "timeout": HTTP_TIMEOUT,
     }
 

@@ -217,8 +217,18 @@ def test_http_mode_writes_http_hooks_but_sessionstart_as_the_command_hook(settin
             {
                 "type": "http",
                 "url": "http://127.0.0.1:8765/hooks/claude-code",
-                "headers": {"Authorization": "Bearer ${RELAYBAY_TOKEN}"},
-                "allowedEnvVars": ["RELAYBAY_TOKEN"],
+                # §4 linking rule 1: the desktop app's session travels as headers, filled
+                # in by Claude Code from the variables allowedEnvVars lists.
+                "headers": {
+                    "Authorization": "Bearer ${RELAYBAY_TOKEN}",
+                    "X-Relaybay-Host-Session": "${CLAUDE_CODE_HOST_SESSION_ID}",
+                    "X-Relaybay-Host-Attended": "${CLAUDE_CODE_SESSION_ATTENDED}",
+                },
+                "allowedEnvVars": [
+                    "RELAYBAY_TOKEN",
+                    "CLAUDE_CODE_HOST_SESSION_ID",
+                    "CLAUDE_CODE_SESSION_ATTENDED",
+                ],
                 "timeout": 2,
             }
         ]
