@@ -171,7 +171,7 @@ def _machine(state: State) -> dict[str, Any]:
         "claude_version": detect.show_version(state.claude.version),
         "http_hooks": state.claude.http_hooks,
         "http_minimum": detect.show_version(detect.MIN_HTTP_HOOKS_VERSION),
-        "desktop": detect.desktop_folder(claude_home()),
+        "desktop": detect.desktop_line(claude_home()),
         "base_url": cfg.base_url,
         "mcp_url": registered,
         "mcp_other": bool(registered) and registered != cfg.base_url + "/mcp",

@@ -251,7 +251,7 @@ def test_the_desktop_app_folder_is_reported_when_it_exists(web, profile):
     assert "no Claude desktop app folder found" in get_html(web)
     (profile / ".config" / "Claude").mkdir(parents=True)
     html = get_html(web)
-    assert f"found: <code>{profile / '.config' / 'Claude'}</code>" in html
+    assert f"found: {profile / '.config' / 'Claude'} (its local sessions" in html
 
 
 # --- 3. MCP registration --------------------------------------------------------------------

@@ -32,6 +32,14 @@ def desktop_folder(claude_home: Path) -> Path | None:
     return None
 
 
+def desktop_line(claude_home: Path) -> str:
+    """What `relaybay setup` and Settings → Integrations say about the desktop app (§5)."""
+    folder = desktop_folder(claude_home)
+    if folder is None:
+        return "no Claude desktop app folder found"
+    return f"found: {folder} (its local sessions read the same settings file)"
+
+
 def parse_version(text: str) -> tuple[int, int, int] | None:
     found = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
     return (int(found[1]), int(found[2]), int(found[3])) if found else None

@@ -31,6 +31,20 @@ def plan_hash(out: str) -> str:
     return re.search(r"Plan hash: ([0-9a-f]{12})", out).group(1)
 
 
+def test_setup_reports_the_desktop_app_folder_like_the_integrations_page(
+    tmp_path, claude_home, fake_claude
+) -> None:
+    args = ("--claude-home", str(claude_home))
+    code, out, err = setup(*args, home=tmp_path / "data", path=fake_claude("2.1.332"))
+    assert code == 0, err
+    assert "Claude desktop app: no Claude desktop app folder found" in out
+    (claude_home / ".config" / "Claude").mkdir(parents=True)
+    code, out, err = setup(*args, home=tmp_path / "data", path=fake_claude("2.1.332"))
+    assert code == 0, err
+    folder = claude_home / ".config" / "Claude"
+    assert f"Claude desktop app: found: {folder} (its local sessions read" in out
+
+
 def test_setup_is_a_dry_run_that_shows_the_diff_and_the_mcp_line(
     tmp_path, claude_home, fake_claude
 ) -> None:

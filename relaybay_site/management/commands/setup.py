@@ -75,7 +75,7 @@ class Command(RelaybayCommand):
         target = server_target(cfg)
         claude = detect.detect_claude()
         self._check_options(options, claude, target)
-        self._print_detection(claude, settings_path)
+        self._print_detection(claude, settings_path, claude_home)
         wake = True if options["wake"] else (False if options["no_wake"] else None)
         action = "remove" if options["remove"] else "apply"
         try:
@@ -121,7 +121,9 @@ class Command(RelaybayCommand):
                 "30 minutes. Add --force-wake to write it anyway."
             )
 
-    def _print_detection(self, claude: detect.ClaudeCode, settings_path: Path) -> None:
+    def _print_detection(
+        self, claude: detect.ClaudeCode, settings_path: Path, claude_home: Path
+    ) -> None:
         if claude.path is None:
             self.stdout.write("Claude Code: `claude` not found on PATH")
         else:
@@ -131,6 +133,7 @@ class Command(RelaybayCommand):
                 f"http hooks {http}"
             )
         self.stdout.write(f"Settings file: {settings_path}")
+        self.stdout.write(f"Claude desktop app: {detect.desktop_line(claude_home)}")
 
     def _print_plan(self, plan: Plan) -> None:
         if plan.changed:
