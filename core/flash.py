@@ -28,11 +28,12 @@ MAX_MESSAGE = 1000
 MAX_ITEMS = 20
 MAX_COOKIE = 3800  # bytes of the value: browsers drop a cookie past 4 KB with its attributes
 DETAIL_STEPS = (400, 200, 100, 40, 0)  # details shrink until the value fits
+MAX_FIX = 240  # a failed check's fix command (checks.Item.fix)
 
 
 @dataclass(frozen=True)
 class Flash:
-    """A message and, for the check, its {ok, name, detail} items."""
+    """A message and, for the check, its {ok, name, detail, fix} items."""
 
     message: str
     ok: bool = True
@@ -43,7 +44,13 @@ def _encode(flash: Flash) -> str:
     """The signed value, with item details cut as far as needed to stay under MAX_COOKIE."""
     for limit in DETAIL_STEPS:
         items = [
-            {"ok": bool(i["ok"]), "name": str(i["name"])[:60], "detail": _cut(i["detail"], limit)}
+            {
+                "ok": bool(i["ok"]),
+                "name": str(i["name"])[:60],
+                "detail": _cut(i["detail"], limit),
+                # The way out outlives the details: cut only when nothing else is left to cut.
+                "fix": _cut(i.get("fix", ""), MAX_FIX if limit else 80),
+            }
             for i in flash.items[:MAX_ITEMS]
         ]
         data = json.dumps({"m": _cut(flash.message, MAX_MESSAGE), "ok": flash.ok, "i": items})
@@ -67,7 +74,12 @@ def _decode(value: str) -> Flash | None:
         raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
         data = json.loads(raw)
         items = tuple(
-            {"ok": bool(i["ok"]), "name": str(i["name"]), "detail": str(i["detail"])}
+            {
+                "ok": bool(i["ok"]),
+                "name": str(i["name"]),
+                "detail": str(i["detail"]),
+                "fix": str(i.get("fix", "")),
+            }
             for i in data["i"]
         )
         return Flash(str(data["m"]), bool(data["ok"]), items)

@@ -25,7 +25,13 @@ def _read(value: str) -> flash.Flash | None:
 
 def test_a_flash_with_check_items_comes_back_as_it_was_sent():
     items = tuple(
-        {"ok": i % 2 == 0, "name": f"item {i}", "detail": f"detail {i}"} for i in range(9)
+        {
+            "ok": i % 2 == 0,
+            "name": f"item {i}",
+            "detail": f"detail {i}",
+            "fix": "" if i % 2 == 0 else f"relaybay setup --apply # {i}",
+        }
+        for i in range(9)
     )
     sent = flash.Flash("Check: 4 of 9 items failed.", ok=False, items=items)
     assert _read(_value(sent)) == sent
@@ -34,7 +40,13 @@ def test_a_flash_with_check_items_comes_back_as_it_was_sent():
 def test_incompressible_long_details_are_cut_so_the_cookie_stays_under_4_kb():
     # 20 items with 2,000 random characters each: far past 4 KB unless the details shrink.
     items = tuple(
-        {"ok": False, "name": f"item {i}", "detail": secrets.token_urlsafe(1500)} for i in range(20)
+        {
+            "ok": False,
+            "name": f"item {i}",
+            "detail": secrets.token_urlsafe(1500),
+            "fix": secrets.token_urlsafe(300),
+        }
+        for i in range(20)
     )
     value = _value(flash.Flash("Check: 20 of 20 items failed.", ok=False, items=items))
     assert len(value) <= flash.MAX_COOKIE

@@ -615,7 +615,7 @@ def check_rows(html: str) -> list[tuple[str, str, str]]:
     items = block(html, '<ul class="ig-check" id="ig-check-items">', "</ul>")
     return re.findall(
         r'<span class="state-pill is-(?:ok|bad)">(ok|FAIL)</span> <span><strong>([^<]+)</strong>: '
-        r"([^<]*)</span></li>",
+        r"([^<]*?)(?:\. Fix: <code[^>]*>[^<]*</code>)?</span></li>",
         items,
     )
 
@@ -628,11 +628,12 @@ def test_run_check_without_htmx_redirects_and_shows_the_items_once(web, quiet_po
 
     html = get_html(web, response["Location"])
     rows = check_rows(html)
-    assert (
-        "FAIL",
-        "relaybay server",
-        f"{quiet_port}: nothing listens; start it with relaybay serve",
-    ) in rows
+    assert ("FAIL", "relaybay server", f"{quiet_port}: nothing listens") in rows
+    port = quiet_port.rsplit(":", 1)[1]
+    # Every failed item ends with the command that fixes it (issue 13 §5).
+    assert f'. Fix: <code class="ig-fix">relaybay serve --port {port}</code>' in html
+    assert '. Fix: <code class="ig-fix">relaybay setup --apply</code>' in html
+    assert html.count('class="ig-fix"') == 3
     # Nothing listens, no settings file, no ~/.claude.json: every item fails.
     assert [name for _, name, _ in rows] == [
         "relaybay server",

@@ -1,9 +1,12 @@
 """The check items of `relaybay setup --check` and `relaybay doctor` (§5 #spec-setup).
 
-Every item is an `Item(ok, name, detail)`; both commands print them as `[ok]` / `[FAIL]`
-lines or as a JSON list of {ok, name, detail}. Nothing here writes a file or creates the
-token: the caller passes the token it has (or None). HTTP goes through http.client
-directly, so a system proxy never gets in the way of a loopback check.
+Every item is an `Item(ok, name, detail, fix)`; both commands print them as `[ok]` /
+`[FAIL]` lines or as a JSON list of {ok, name, detail, fix}. A failed item cannot be made
+without its fix — the command (or the one step) that repairs it, which ends its line — so
+no check can leave a user with a failure and no way out (issue 13 §5). Nothing here
+writes a file or creates the token: the caller passes the token it has (or None). HTTP
+goes through http.client directly, so a system proxy never gets in the way of a loopback
+check.
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ from relaybay_site.setup.entries import (
 HTTP_TIMEOUT = 5.0
 IMPORT_TIMEOUT = 15.0
 MCP_PROTOCOL_VERSION = "2025-11-25"
+HOOKS = "hooks in user settings"
+SETUP = "relaybay setup --apply"
+RESTART = "restart the server: stop it, then relaybay serve"
+DEFAULT_PORT = 8765
 CHECK_EVENT = "RelaybayCheck"  # an unknown hook_event_name: the endpoint ignores it (204)
 
 
@@ -40,12 +47,19 @@ class Item:
     ok: bool
     name: str
     detail: str
+    fix: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.ok and not self.fix.strip():
+            raise ValueError(f"the failed check {self.name!r} must name the command that fixes it")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def line(self) -> str:
-        return f"[{'ok' if self.ok else 'FAIL'}] {self.name}: {self.detail}"
+        if self.ok:
+            return f"[ok] {self.name}: {self.detail}"
+        return f"[FAIL] {self.name}: {self.detail}. Fix: {self.fix}"
 
 
 def render(items: list[Item], *, as_json: bool) -> str:
@@ -93,10 +107,12 @@ def server_items(
     or when nothing listens. `reached` is whether anything answered at all."""
     name = "relaybay server"
     if token is None:
-        return [Item(False, name, "no token file, so the server cannot be checked")]
+        return [
+            Item(False, name, "no token file, so the server cannot be checked", "relaybay serve")
+        ]
     if health is None:
         why = "something answers but not as relaybay" if reached else "nothing listens"
-        return [Item(False, name, f"{base_url}: {why}; start it with relaybay serve")]
+        return [Item(False, name, f"{base_url}: {why}", _serve_command(base_url))]
     mine = tokens.token_id(token)
     theirs = health.get("token_id")
     version = health.get("version", "?")
@@ -106,8 +122,8 @@ def server_items(
         first = Item(
             False,
             name,
-            f"{base_url} answers with another token (token id {theirs}, the token file has "
-            f"{mine}); restart the server or use its data folder (--home)",
+            f"{base_url} answers with another token (token id {theirs}, the token file has {mine})",
+            "stop that server and run relaybay serve here, or pass its data folder with --home",
         )
     return [first, mcp_item(base_url, token), hook_item(base_url, token)]
 
@@ -134,10 +150,11 @@ def mcp_item(base_url: str, token: str) -> Item:
     try:
         status, reply = request(base_url, "POST", "/mcp", body=body, headers=headers)
     except (OSError, http.client.HTTPException) as exc:
-        return Item(False, name, f"POST {base_url}/mcp failed: {exc}")
+        return Item(False, name, f"POST {base_url}/mcp failed: {exc}", RESTART)
     if status == 200 and _has_result(reply):
         return Item(True, name, f"initialize accepted at {base_url}/mcp")
-    return Item(False, name, f"initialize at {base_url}/mcp answered {status} without a result")
+    detail = f"initialize at {base_url}/mcp answered {status} without a result"
+    return Item(False, name, detail, RESTART)
 
 
 def _has_result(reply: bytes) -> bool:
@@ -163,10 +180,10 @@ def hook_item(base_url: str, token: str) -> Item:
     try:
         status, _ = request(base_url, "POST", HOOK_PATH, body=body, headers=headers)
     except (OSError, http.client.HTTPException) as exc:
-        return Item(False, name, f"POST {base_url}{HOOK_PATH} failed: {exc}")
+        return Item(False, name, f"POST {base_url}{HOOK_PATH} failed: {exc}", RESTART)
     if status in (200, 204):
         return Item(True, name, f"a synthetic hook event was accepted ({status})")
-    return Item(False, name, f"a synthetic hook event was answered {status}")
+    return Item(False, name, f"a synthetic hook event was answered {status}", RESTART)
 
 
 def rules_item(settings_hash: str, health: dict[str, Any] | None) -> Item:
@@ -179,8 +196,8 @@ def rules_item(settings_hash: str, health: dict[str, Any] | None) -> Item:
     return Item(
         False,
         name,
-        f"the settings give {settings_hash} but the running server uses {running}; "
-        "restart the server to load the rules",
+        f"the settings give {settings_hash} but the running server uses {running}",
+        RESTART + " (it loads the rules at start)",
     )
 
 
@@ -228,29 +245,31 @@ def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[It
     try:
         raw = settings_path.read_bytes()
     except FileNotFoundError:
-        items.append(Item(False, "hooks in user settings", f"{settings_path} does not exist"))
+        items.append(Item(False, HOOKS, f"{settings_path} does not exist", SETUP))
         raw = None
     except OSError as exc:
-        items.append(Item(False, "hooks in user settings", f"cannot read {settings_path}: {exc}"))
+        detail = f"cannot read {settings_path}: {exc}"
+        items.append(Item(False, HOOKS, detail, f"chmod u+rw {settings_path}"))
         raw = None
     if raw is not None:
         try:
             data = document.parse(document.decode(raw, settings_path.name), settings_path.name)
         except document.SettingsError as exc:
-            items.append(Item(False, "hooks in user settings", str(exc)))
+            fix = f"repair the JSON of {settings_path}, then {SETUP}"
+            items.append(Item(False, HOOKS, str(exc), fix))
             raw = None
     if raw is not None:
         found = hooks_for(data, base_url)
         missing = [e for e in EVENTS if e not in found]
         if not found:
-            detail = f"no relaybay hooks for {base_url} in {settings_path}; run relaybay setup"
-            items.append(Item(False, "hooks in user settings", detail))
+            detail = f"no relaybay hooks for {base_url} in {settings_path}"
+            items.append(Item(False, HOOKS, detail, SETUP))
         elif missing:
-            detail = f"some events are missing: {', '.join(missing)} (run relaybay setup)"
-            items.append(Item(False, "hooks in user settings", detail))
+            detail = f"some events are missing: {', '.join(missing)}"
+            items.append(Item(False, HOOKS, detail, SETUP))
         else:
             detail = f"all {len(EVENTS)} events point at {base_url} in {settings_path}"
-            items.append(Item(True, "hooks in user settings", detail))
+            items.append(Item(True, HOOKS, detail))
         items += _runner_items(found, token)
         items += _wake_items(data)
     items.append(mcp_registered_item(claude_home, base_url))
@@ -271,7 +290,13 @@ def _runner_items(found: dict[str, list[dict[str, Any]]], token: str | None) -> 
         else:
             why = "not set" if not env_token else "set to another value than the token"
             items.append(
-                Item(False, "http hooks token", f"{TOKEN_ENV} is {why} in this environment")
+                Item(
+                    False,
+                    "http hooks token",
+                    f"{TOKEN_ENV} is {why} in this environment",
+                    f"export {TOKEN_ENV}=<the token in the data folder's token file> before "
+                    f"starting Claude Code, or {SETUP} --mode command",
+                )
             )
         if "SessionStart" in found and all(
             h.get("type") == "command" for h in found["SessionStart"]
@@ -291,7 +316,7 @@ def command_runs_item(hook: dict[str, Any]) -> Item:
     name = "command hook runs"
     args = command_args(hook) or []
     if not args:
-        return Item(False, name, "the hook command cannot be parsed")
+        return Item(False, name, "the hook command cannot be parsed", SETUP)
     python = args[0]
     try:
         done = subprocess.run(  # noqa: S603 - the interpreter named in the user's settings
@@ -302,10 +327,11 @@ def command_runs_item(hook: dict[str, Any]) -> Item:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Item(False, name, f"{python} cannot run: {exc}")
+        return Item(False, name, f"{python} cannot run: {exc}", SETUP)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return Item(False, name, f"{python} cannot import relaybay.hook_client: {last}")
+        detail = f"{python} cannot import relaybay.hook_client: {last}"
+        return Item(False, name, detail, SETUP + " (writes the hook with this Python)")
     return Item(True, name, f"{python} imports relaybay.hook_client")
 
 
@@ -330,11 +356,32 @@ def mcp_registered_item(claude_home: Path, base_url: str) -> Item:
     url = detect.mcp_registration(claude_json)
     if url is None:
         return Item(
-            False, name, f"relaybay is not in mcpServers of {claude_json}; run relaybay token"
+            False, name, f"relaybay is not in mcpServers of {claude_json}", _mcp_add(base_url)
         )
     if url and url != base_url + "/mcp":
-        return Item(False, name, f"relaybay is registered with {url}, not {base_url}/mcp")
+        return Item(
+            False,
+            name,
+            f"relaybay is registered with {url}, not {base_url}/mcp",
+            f"claude mcp remove --scope user relaybay, then {_mcp_add(base_url)}",
+        )
     return Item(True, name, f"relaybay is registered for Claude Code ({url or 'no url'})")
+
+
+def _serve_command(base_url: str) -> str:
+    """`relaybay serve`, with the port and host of base_url when they are not the default."""
+    parts = urlsplit(base_url)
+    args = ["relaybay serve"]
+    if parts.hostname and parts.hostname != "127.0.0.1":
+        args.append(f"--host {parts.hostname}")
+    if parts.port and parts.port != DEFAULT_PORT:
+        args.append(f"--port {parts.port}")
+    return " ".join(args)
+
+
+def _mcp_add(base_url: str) -> str:
+    line = tokens.mcp_add_command(base_url, "<token>")
+    return f"{line} (relaybay token prints it with your token)"
 
 
 def check_items(base_url: str, token: str | None, claude_home: Path) -> list[Item]:

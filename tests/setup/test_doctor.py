@@ -125,3 +125,67 @@ def test_doctor_reports_invalid_settings_as_one_failed_item(tmp_path, fake_claud
     assert not settings_item["ok"]
     assert "no_such_key" in settings_item["detail"]
     assert not (home / "token").exists()
+
+
+# --- every [FAIL] ends with the command that fixes it (issue 13 §5) ------------------------
+
+
+def test_a_failed_check_cannot_be_made_without_its_fix() -> None:
+    from relaybay_site.setup.checks import Item
+
+    with pytest.raises(ValueError, match="must name the command that fixes it"):
+        Item(False, "hooks in user settings", "settings.json does not exist")
+    assert Item(False, "x", "broken", "relaybay setup --apply").line() == (
+        "[FAIL] x: broken. Fix: relaybay setup --apply"
+    )
+
+
+def test_every_failure_path_in_the_checks_passes_a_fix() -> None:
+    """The dataclass refuses a failed item without a fix at run time; this finds the paths
+    no test runs: every Item(...) whose ok is not the literal True carries a fix."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for rel in ("relaybay_site/setup/checks.py", "relaybay_site/management/commands/doctor.py"):
+        tree = ast.parse((root / rel).read_text())
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Item"):
+                continue
+            if node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is True:
+                continue
+            if len(node.args) < 4 and not any(k.arg == "fix" for k in node.keywords):
+                offenders.append(f"{rel}:{node.lineno}")
+    assert offenders == []
+
+
+def test_doctor_names_the_fix_for_a_missing_settings_file_and_a_wrong_mcp_address(
+    tmp_path, server, fake_claude
+) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, "http://127.0.0.1:8765")  # registered for another port
+    done = run_cli(
+        "doctor", "--port", str(server.port), "--claude-home", str(claude_home),
+        home=server.home, env={"PATH": str(fake_claude("2.1.332"))},
+    )  # fmt: skip
+    lines = done.stdout.splitlines()
+    [hooks] = [line for line in lines if line.startswith("[FAIL] hooks in user settings:")]
+    assert hooks.endswith("does not exist. Fix: relaybay setup --apply")
+    [mcp] = [line for line in lines if line.startswith("[FAIL] MCP registered:")]
+    assert "registered with http://127.0.0.1:8765/mcp, not " in mcp
+    assert "Fix: claude mcp remove --scope user relaybay, then claude mcp add " in mcp
+    assert f"{server.base_url}/mcp" in mcp.split("Fix:")[1]
+    for line in lines:
+        if line.startswith("[FAIL]"):
+            assert ". Fix: " in line, line
+
+
+def test_doctor_compares_the_rules_with_a_server_that_answers_even_without_a_token_file(
+    tmp_path, server, fake_claude
+) -> None:
+    """It said "no running server to compare with" while a server answered on the port."""
+    elsewhere = tmp_path / "other-data"  # no token file here
+    _, items = doctor(elsewhere, server.port, tmp_path / "profile", fake_claude("2.1.332"))
+    rules = {i["name"]: i for i in items}["rules hash"]
+    assert "no running server" not in rules["detail"]
+    assert "the same as the running server's" in rules["detail"]

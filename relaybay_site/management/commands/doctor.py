@@ -24,6 +24,7 @@ from relaybay_site.setup import checks, detect
 from relaybay_site.setup.checks import Item
 
 MIN_PYTHON = (3, 12)
+FIX_SETTING = "correct that setting in config.toml, the environment or the flags"
 MIN_CLAUDE_VERSION = (2, 0, 0)
 
 
@@ -64,7 +65,10 @@ def run_without_settings(argv: list[str], error: Exception) -> int:
     home_raw = flags.get("home") or os.environ.get("RELAYBAY_HOME")
     home = Path(home_raw).expanduser() if home_raw else default_home()
     claude_home = Path(options.claude_home or Path.home()).expanduser()
-    items = [*local_items(home, claude_home), Item(False, "settings", str(error))]
+    items = [
+        *local_items(home, claude_home),
+        Item(False, "settings", str(error), FIX_SETTING),
+    ]
     sys.stdout.write(checks.render(items, as_json=options.json) + "\n")
     return 1
 
@@ -75,8 +79,10 @@ def doctor_items(cfg: Any, claude_home: Path) -> list[Item]:
     home = cfg.home_path
     items = local_items(home, claude_home)
     token = _read_token(home)
-    health = checks.healthz(cfg.base_url) if token is not None else None
-    reached = health is not None or (token is not None and checks._listens(cfg.base_url))
+    # /healthz is public: ask it even without a token file, so the rules hash is compared
+    # with a server that answers (it once said "no running server" while one ran).
+    health = checks.healthz(cfg.base_url)
+    reached = health is not None or checks._listens(cfg.base_url)
     items += checks.server_items(cfg.base_url, token, health, reached=reached)
     items.append(checks.rules_item(effective_rules(cfg.rules, cfg.rules_mode).hash, health))
     items += checks.claude_items(claude_home, cfg.base_url, token)
@@ -101,6 +107,7 @@ def local_items(home: Path, claude_home: Path) -> list[Item]:
             "Python",
             f"{py.major}.{py.minor}.{py.micro}"
             + ("" if python_ok else f"; relaybay needs {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer"),
+            "" if python_ok else "pipx install --force --python python3.12 relaybay",
         ),
         Item(True, "OS", platform.platform()),
         _data_folder_item(home),
@@ -113,10 +120,10 @@ def local_items(home: Path, claude_home: Path) -> list[Item]:
 def _data_folder_item(home: Path) -> Item:
     name = "data folder"
     if not home.is_dir():
-        return Item(False, name, f"{home} does not exist (relaybay serve creates it)")
+        return Item(False, name, f"{home} does not exist", "relaybay serve (creates it)")
     config = "config.toml is there" if (home / "config.toml").is_file() else "no config.toml"
     if not os.access(home, os.W_OK):
-        return Item(False, name, f"{home} is not writable; {config}")
+        return Item(False, name, f"{home} is not writable; {config}", f"chmod u+rwx {home}")
     return Item(True, name, f"{home} exists and is writable; {config}")
 
 
@@ -127,16 +134,17 @@ def _token_item(home: Path) -> Item:
         text = path.read_text(encoding="utf-8").strip()
         mode = path.stat().st_mode
     except FileNotFoundError:
-        return Item(False, name, f"{path} does not exist (relaybay serve creates it)")
+        return Item(False, name, f"{path} does not exist", "relaybay serve (creates it)")
     except (OSError, UnicodeDecodeError) as exc:
-        return Item(False, name, f"cannot read {path}: {exc}")
+        return Item(False, name, f"cannot read {path}: {exc}", f"chmod 600 {path}")
     if not text:
-        return Item(False, name, f"{path} is empty")
+        return Item(False, name, f"{path} is empty", "relaybay token --rotate")
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
         return Item(
             False,
             name,
-            f"{path} is readable by other users (mode {stat.S_IMODE(mode):o}); run chmod 600 on it",
+            f"{path} is readable by other users (mode {stat.S_IMODE(mode):o})",
+            f"chmod 600 {path}",
         )
     return Item(True, name, f"{path} (token id {tokens.token_id(text)})")
 
@@ -145,16 +153,16 @@ def _claude_item() -> Item:
     name = "Claude Code"
     claude = detect.detect_claude()
     if claude.path is None:
-        return Item(False, name, "`claude` not found on PATH")
+        return Item(
+            False, name, "`claude` not found on PATH", "npm install -g @anthropic-ai/claude-code"
+        )
     shown = detect.show_version(claude.version)
     minimum = detect.show_version(MIN_CLAUDE_VERSION)
     if claude.version is None or claude.version < MIN_CLAUDE_VERSION:
-        return Item(False, name, f"{claude.path} version {shown}; relaybay needs {minimum}")
+        detail = f"{claude.path} version {shown}; relaybay needs {minimum}"
+        return Item(False, name, detail, "claude update")
     return Item(True, name, f"{claude.path} version {shown}")
 
 
 def _desktop_item(claude_home: Path) -> Item:
-    folder = detect.desktop_folder(claude_home)
-    if folder is not None:
-        return Item(True, "desktop app", f"Claude desktop app folder found: {folder}")
-    return Item(True, "desktop app", "no Claude desktop app folder found (informational)")
+    return Item(True, "desktop app", detect.desktop_line(claude_home))
