@@ -83,6 +83,11 @@ def decide(cc_id: str, event: str, payload: Mapping[str, Any], headers: Mapping[
     host = host_of(payload, headers)
     if host is not None:
         desktop = Session.objects.filter(kind=KIND_DESKTOP, desktop_id=host.desktop_id).first()
+        linked = desktop is not None and holder is not None and holder.pk == desktop.pk
+        if linked and holder.cc_exact:
+            # Already linked exactly: an http hook sends the headers with every event, and
+            # repeating the link must not write each one at once (the 5 s activity window).
+            return Link(EXISTING, session=holder)
         if desktop is not None and _env_may_link(desktop, holder, cc_id, event, payload, host):
             other = holder if holder is not None and holder.pk != desktop.pk else None
             return Link(ENV, session=desktop, holder=other)

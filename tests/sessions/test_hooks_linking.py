@@ -7,10 +7,12 @@ unlinked hook row with its reason, 5. a plain hook row named after the folder.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
+from relaybay_site.setup.entries import Target, http_hook
 from sessions import hook_service, linking, selectors, services
 from sessions.hook_service import HookResult, hook_event
 from sessions.models import Session, TaskBinding
@@ -372,3 +374,51 @@ def test_a_folder_contains_itself_and_what_lies_below(folder: str, path: str, in
 )
 def test_a_plain_session_is_named_after_the_last_part_of_its_folder(cwd: str, name: str):
     assert linking.folder_name(cwd) == name
+
+
+def headers_of_the_written_http_hook(environ: dict[str, str]) -> dict[str, str]:
+    """The headers Claude Code sends for relaybay's http hook entry: each ${VAR} filled from
+    `environ` when allowedEnvVars names it, else empty (the documented interpolation)."""
+    target = Target(base_url="http://127.0.0.1:8765", token_file="/t/token", python="python3")
+    entry = http_hook(target)
+    allowed = set(entry["allowedEnvVars"])
+
+    def fill(value: str) -> str:
+        return re.sub(
+            r"\$\{(\w+)\}", lambda m: environ.get(m[1], "") if m[1] in allowed else "", value
+        )
+
+    return {name.lower(): fill(value) for name, value in entry["headers"].items()}
+
+
+def test_the_written_http_hook_entry_names_the_desktop_session_to_the_handler():
+    desktop = known_desktop()
+    environ = {"CLAUDE_CODE_HOST_SESSION_ID": DESKTOP, "CLAUDE_CODE_SESSION_ATTENDED": "1"}
+    hook("PreToolUse.mcp", headers=headers_of_the_written_http_hook(environ))
+    s = fresh(desktop)
+    assert (s.cc_session_id, s.cc_exact, s.cc_link, s.activity) == (
+        "40f76e57-78f2-4a22-82d2-11206736c928",
+        True,
+        "env",
+        "mcp__demo__echo",
+    )
+
+
+def test_the_written_http_hook_entry_outside_the_desktop_app_links_nothing():
+    known_desktop()
+    s = hook("PreToolUse.mcp", headers=headers_of_the_written_http_hook({})).session
+    assert (s.kind, s.cc_exact) == ("hook", False)
+
+
+def test_http_hook_headers_on_every_event_keep_the_activity_window():
+    """An http hook sends the headers with every event: once the id is linked exactly they
+    change nothing, so a working session's activity is still coalesced (§4)."""
+    desktop = known_desktop()
+    headers = {"x-relaybay-host-session": DESKTOP, "x-relaybay-host-attended": "1"}
+    hook("PreToolUse.mcp", headers=headers)
+    first = fresh(desktop)
+    result = hook("PostToolUse.mcp.structured", headers=headers, tool_name="Edit")
+    s = fresh(desktop)
+    assert result.flush_in is not None  # held for the end of the window
+    assert (s.activity, s.activity_at) == (first.activity, first.activity_at)
+    assert (s.cc_exact, s.cc_link) == (True, "env")
