@@ -35,6 +35,7 @@ from tasks.events import EventKind, record_event
 from tasks.models import Task
 from tasks.selectors import get_task
 from tasks.services import Outcome
+from tasks.steps import step_number
 
 # --- private steps shared by the services --------------------------------------------------
 
@@ -215,17 +216,13 @@ def plan_set(*, key: str, steps: list[Any], actor: str, reason: str | None = Non
 
 
 def _find_step(task: Task, step: object) -> PlanStep:
-    if isinstance(step, bool) or not isinstance(step, int | str):
-        raise InvalidField("step", "step is the step's number (1, 2, …) as plan_get shows it.")
-    text = str(step).strip().lstrip("#")
-    if not text.isdigit():
-        raise InvalidField("step", f"step is the step's number (1, 2, …), not {step!r}.")
-    found = PlanStep.objects.filter(task=task, position=int(text)).first()
+    number = step_number(step, "plan_get")
+    found = PlanStep.objects.filter(task=task, position=number).first()
     if found is None:
         count = PlanStep.objects.filter(task=task).count()
         if not count:
             raise NotFound(f"{task.key} has no plan yet: write it with plan_set.")
-        raise NotFound(f"{task.key} has no step {text}: its plan has {count} step(s) (plan_get).")
+        raise NotFound(f"{task.key} has no step {number}: its plan has {count} step(s) (plan_get).")
     return found
 
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from django.db.models import F
 
-from core.errors import InvalidField, NotFound
+from core.errors import NotFound
 from reviews.models import ACCEPTED, REJECTED, ReviewStep
 from tasks.models import Task
+from tasks.steps import step_number
 
 QUEUE_STAGES = ("review", "test")
 
@@ -38,15 +39,13 @@ class ReviewSummary:
 
 def find_step(task: Task, step: object) -> ReviewStep:
     """The step a tool or form names by its number, or an error that says what exists."""
-    text = str(step).strip().lstrip("#") if isinstance(step, int | str) else ""
-    if isinstance(step, bool) or not text.isdigit():
-        raise InvalidField("step", f"step is the step's number (1, 2, …), not {step!r}.")
-    found = ReviewStep.objects.filter(task=task, position=int(text)).first()
+    number = step_number(step, "task_get")
+    found = ReviewStep.objects.filter(task=task, position=number).first()
     if found is None:
         count = ReviewStep.objects.filter(task=task).count()
         if not count:
             raise NotFound(f"{task.key} has no Owner check yet: write it with review_steps_set.")
-        raise NotFound(f"{task.key} has no step {text}: its checklist has {count} step(s).")
+        raise NotFound(f"{task.key} has no step {number}: its checklist has {count} step(s).")
     return found
 
 

@@ -64,3 +64,14 @@ def clean_steps(
         details = clean_details(f"details of step {n}", item.get("details"), details_max)
         cleaned.append(StepIn(title=title, details=details))
     return cleaned
+
+
+def step_number(step: object, shown_by: str) -> int:
+    """The step a tool or form names by its number (1, "2", "#3"); an error that says where
+    the numbers are shown (`shown_by`: plan_get, task_get …) for anything else."""
+    text = str(step).strip().lstrip("#") if isinstance(step, int | str) else ""
+    if isinstance(step, bool) or not text.isdigit():
+        raise InvalidField(
+            "step", f"step is the step's number (1, 2, …) as {shown_by} shows it, not {step!r}."
+        )
+    return int(text)
