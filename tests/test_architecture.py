@@ -102,8 +102,6 @@ def test_every_write_tool_has_a_service_of_the_same_name() -> None:
 NOT_YET_BY_NAME = {
     "attach_file",
     "attachment_caption",
-    "comment_ack",
-    "comment_add",
     "plan_accept",
     "plan_set",
     "plan_step_update",
