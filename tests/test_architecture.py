@@ -102,9 +102,6 @@ def test_every_write_tool_has_a_service_of_the_same_name() -> None:
 NOT_YET_BY_NAME = {
     "attach_file",
     "attachment_caption",
-    "plan_accept",
-    "plan_set",
-    "plan_step_update",
     "review_step_update",
     "review_steps_set",
     "task_bind_session",
