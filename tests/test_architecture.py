@@ -100,10 +100,6 @@ def test_every_write_tool_has_a_service_of_the_same_name() -> None:
 # Write tools that still reach their service through a sync half of their module, which
 # resolves the caller in a transaction of its own first. This list only shrinks.
 NOT_YET_BY_NAME = {
-    "attach_file",
-    "attachment_caption",
-    "review_step_update",
-    "review_steps_set",
     "task_bind_session",
     "task_unbind_session",
 }
