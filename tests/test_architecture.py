@@ -97,14 +97,6 @@ def test_every_write_tool_has_a_service_of_the_same_name() -> None:
     assert missing == [], f"write tools without a same-named service: {missing}"
 
 
-# Write tools that still reach their service through a sync half of their module, which
-# resolves the caller in a transaction of its own first. This list only shrinks.
-NOT_YET_BY_NAME = {
-    "task_bind_session",
-    "task_unbind_session",
-}
-
-
 @pytest.mark.django_db
 def test_every_write_tool_calls_its_service_by_name() -> None:
     """§1: `git grep task_set_stage` finds the tool calling the service, not a value passed
@@ -114,8 +106,6 @@ def test_every_write_tool_calls_its_service_by_name() -> None:
     offenders = []
     for tool in build_server()._tool_manager.list_tools():
         if tool.annotations is not None and tool.annotations.read_only_hint:
-            continue
-        if tool.name in NOT_YET_BY_NAME:
             continue
         tree = ast.parse(textwrap.dedent(inspect.getsource(tool.fn)))
         named = {
