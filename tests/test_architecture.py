@@ -118,3 +118,22 @@ def test_every_write_tool_calls_its_service_by_name() -> None:
         if tool.name not in named:
             offenders.append(tool.name)
     assert offenders == [], f"write tools that do not call services.<their name>: {offenders}"
+
+
+# Resolving `session` / `hook_session` may create or mark a session: only a service, inside
+# its own transaction, may do it (a refused write then leaves no "session seen" behind).
+CALLER_RESOLVERS = {"caller_in", "caller_of", "resolve_caller", "_resolve_caller", "session_touch"}
+
+
+def test_mcp_tools_never_resolve_their_caller_themselves() -> None:
+    offenders = []
+    for path in _source_files():
+        if not (path.name.startswith("mcp_") or path.parent.name == "mcp"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+            if isinstance(node, ast.alias):
+                name = node.name
+            if name in CALLER_RESOLVERS:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
+    assert offenders == [], "pass a CallerRef to the service instead:\n" + "\n".join(offenders)
