@@ -150,7 +150,7 @@ def task_bind_session(
     (the MCP tool), loaded inside this transaction.
     """
     if session_id is not None:
-        return _bind_by_id(_task_of(task), session_id, actor=actor)
+        return _bind_by_id(task, session_id, actor=actor)
     ident = parse_session(session)
     if ident is None:
         raise InvalidField(
@@ -181,8 +181,9 @@ def task_bind_session(
         return _rebind(task, current, target, actor=actor, now=now, events=events, notes=notes)
 
 
-def _bind_by_id(task: Task, session_id: int, *, actor: str) -> BindResult:
+def _bind_by_id(task: Task | str, session_id: int, *, actor: str) -> BindResult:
     with transaction.atomic():
+        task = _task_of(task)
         target = Session.objects.filter(pk=session_id).first()
         if target is None:
             raise NotFound(
