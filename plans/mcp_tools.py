@@ -1,7 +1,8 @@
 """MCP adapters of the plan (§3 Plan group): plan_get, plan_set, plan_step_update, plan_accept.
 
-Same shape as tasks.mcp_tools: each tool is `async def` and makes exactly one `call_service`
-hop (resolve the caller, run the service, render); answers are short markdown.
+Same shape as tasks.mcp_tasks: each tool is `async def` and makes exactly one `call_service`
+hop; a write tool names its service, passes the caller as a CallerRef (resolved inside the
+service's transaction) and builds its answer from the service's Outcome. Short markdown.
 """
 
 import inspect
@@ -14,6 +15,8 @@ from pydantic import BaseModel, Field
 
 from core.mcp import call_service
 from plans import render_md, selectors, services
+from plans.models import PlanStep
+from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     READ,
     WRITE,
@@ -21,12 +24,13 @@ from tasks.mcp_params import (
     Session,
     SessionTitle,
     TaskKey,
-    caller_of,
     optional,
     step_number_param,
     steps_param,
 )
+from tasks.models import Task
 from tasks.selectors import get_task
+from tasks.services import Outcome
 
 
 class StepInput(BaseModel):
@@ -48,7 +52,7 @@ Steps = steps_param(
 StepNumber = step_number_param("plan_get")
 
 
-# --- the sync halves ------------------------------------------------------------------------
+# --- the read's sync half and the write answers -----------------------------------------------
 
 
 def _plan_text(key: str) -> str:
@@ -62,44 +66,31 @@ def _get(task: str) -> str:
     return _plan_text(task)
 
 
-def _set(task: str, steps: list[Any], reason: str | None, who: tuple[str, str, str]) -> str:
-    get_task(task)  # an unknown key fails before the caller is resolved
-    caller = caller_of(who, task)
-    raw = [s.model_dump() if isinstance(s, StepInput) else s for s in steps]
-    outcome = services.plan_set(key=task, steps=raw, actor=caller.name, reason=reason)
-    t = outcome.obj
+def _plan_set_md(outcome: Outcome[Task]) -> str:
+    t, notes = outcome.obj, [*outcome.notes, *outcome.caller_notes]
     if not outcome.changed:
-        return render_md.with_notes(outcome.notes[0], [*outcome.notes[1:], *caller.notes])
+        return render_md.with_notes(notes[0], notes[1:])
     if t.plan_status == "none":
-        head = f"Removed the plan of {t.key}; plan status none."
-        return render_md.with_notes(head, [*outcome.notes, *caller.notes])
+        return render_md.with_notes(f"Removed the plan of {t.key}; plan status none.", notes)
     head = f"Plan of {t.key} written: plan status {t.plan_status}."
-    return "\n".join(
-        [render_md.with_notes(head, [*outcome.notes, *caller.notes]), "", _plan_text(task)]
-    )
+    return "\n".join([render_md.with_notes(head, notes), "", _plan_text(t.key)])
 
 
-def _update(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
-    get_task(task)
-    caller = caller_of(who, task)
-    outcome = services.plan_step_update(key=task, actor=caller.name, **values)
+def _step_md(outcome: Outcome[PlanStep]) -> str:
     step = outcome.obj
     if not outcome.changed:
-        return render_md.with_notes(outcome.notes[0], caller.notes)
-    head = f"Step {step.position} of {task} '{step.title}' is {step.status}."
+        return render_md.with_notes(outcome.notes[0], outcome.caller_notes)
+    head = f"Step {step.position} of {step.task.key} '{step.title}' is {step.status}."
     lines = render_md.step_line(step)[1:]
-    return render_md.with_notes(head, [*lines, *caller.notes])
+    return render_md.with_notes(head, [*lines, *outcome.caller_notes])
 
 
-def _accept(task: str, who: tuple[str, str, str]) -> str:
-    get_task(task)
-    caller = caller_of(who, task)
-    outcome = services.plan_accept(key=task, actor=caller.name, session_id=caller.session_id)
+def _accepted_md(outcome: Outcome[Task]) -> str:
     if not outcome.changed:
-        return render_md.with_notes(outcome.notes[0], caller.notes)
+        return render_md.with_notes(outcome.notes[0], outcome.caller_notes)
     t = outcome.obj
-    head = f"Accepted the plan of {t.key} as {caller.name} (version {t.version})."
-    return render_md.with_notes(head, caller.notes)
+    head = f"Accepted the plan of {t.key} as {t.plan_accepted_by} (version {t.version})."
+    return render_md.with_notes(head, outcome.caller_notes)
 
 
 # --- tools ---------------------------------------------------------------------------------
@@ -146,8 +137,14 @@ async def plan_set(
         - Unknown task; a step without a title; details over 2000 characters; more than
           30 steps.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_set, task, list(steps), reason, who)
+    return await call_service(
+        services.plan_set,
+        key=task,
+        steps=[s.model_dump() if isinstance(s, StepInput) else s for s in steps],
+        reason=reason,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_plan_set_md,
+    )
 
 
 async def plan_step_update(
@@ -184,16 +181,18 @@ async def plan_step_update(
         - Unknown task or step number; done without conformance; an outcome of more than one
           line; a link that is neither a report of this task nor an http(s) URL.
     """
-    values = {
-        "step": step,
-        "status": status,
-        "outcome": outcome,
-        "link": link,
-        "conformance": conformance,
-        "details": details,
-    }
-    who = (session, session_title, hook_session)
-    return await call_service(_update, task, values, who)
+    return await call_service(
+        services.plan_step_update,
+        key=task,
+        step=step,
+        status=status,
+        outcome=outcome,
+        link=link,
+        conformance=conformance,
+        details=details,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_step_md,
+    )
 
 
 async def plan_accept(
@@ -213,8 +212,12 @@ async def plan_accept(
     Errors:
         - Unknown task; the task has no plan; you are the session bound to the task.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_accept, task, who)
+    return await call_service(
+        services.plan_accept,
+        key=task,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_accepted_md,
+    )
 
 
 _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [

@@ -32,6 +32,7 @@ from plans.fields import (
 from plans.models import DONE, PENDING, PlanRevision, PlanStep
 from sessions import selectors as session_selectors
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.models import Task
 from tasks.selectors import get_task
 from tasks.services import Outcome
@@ -152,7 +153,9 @@ def _is_same(old: list[PlanStep], new: list[StepIn]) -> bool:
     return all(n.details is None or n.details == s.details for s, n in zip(old, new, strict=True))
 
 
-def plan_set(*, key: str, steps: list[Any], actor: str, reason: str | None = None) -> Outcome[Task]:
+def plan_set(
+    *, key: str, steps: list[Any], actor: Actor, reason: str | None = None
+) -> Outcome[Task]:
     """Replace the plan of task `key` with `steps` (§1 Plan and checkpoints).
 
     steps: titles or {title, details?}. Step N keeps its status and checkpoint while its
@@ -167,10 +170,12 @@ def plan_set(*, key: str, steps: list[Any], actor: str, reason: str | None = Non
     new = clean_steps(steps)
     with transaction.atomic():
         task = _load(key)
+        who = caller_in(actor, task_key=task.key)
         old = selectors.plan_steps(task)
         if _is_same(old, new):
             what = f"these {len(old)} step(s)" if old else "no plan"
-            return Outcome(obj=task, notes=(f"Nothing changed: {task.key} already has {what}.",))
+            note = f"Nothing changed: {task.key} already has {what}."
+            return Outcome(obj=task, notes=(note,), caller_notes=who.notes)
         now = timezone.now()
         titles_changed = [s.title for s in old] != [n.title for n in new]
         previous = task.plan_status if old else "none"
@@ -191,16 +196,16 @@ def plan_set(*, key: str, steps: list[Any], actor: str, reason: str | None = Non
             )
         else:
             status, accepted_at, accepted_by = "draft", None, ""
-        written = _apply_steps(task, old, new, actor, now)
+        written = _apply_steps(task, old, new, who.name, now)
         _write_plan_status(task, status, accepted_at, accepted_by, now)
         default = "plan removed" if not new else ("plan written" if not old else "plan changed")
         why = clean_reason(reason, default)
-        _add_revision(task, written, actor=actor, reason=why)
+        _add_revision(task, written, actor=who.name, reason=why)
         record_event(
             EventKind.PLAN_SET,
             project=task.project,
             task=task,
-            actor=actor,
+            actor=who.name,
             payload={
                 "steps": len(written),
                 "status": status,
@@ -209,7 +214,7 @@ def plan_set(*, key: str, steps: list[Any], actor: str, reason: str | None = Non
                 "reason": why,
             },
         )
-        return Outcome(obj=task, changed=("plan",), notes=tuple(notes))
+        return Outcome(obj=task, changed=("plan",), notes=tuple(notes), caller_notes=who.notes)
 
 
 # --- plan_step_update ------------------------------------------------------------------------
@@ -275,7 +280,7 @@ def plan_step_update(
     *,
     key: str,
     step: int | str,
-    actor: str,
+    actor: Actor,
     status: str | None = None,
     outcome: str | None = None,
     link: str | None = None,
@@ -303,6 +308,7 @@ def plan_step_update(
     )
     with transaction.atomic():
         task = _load(key)
+        who = caller_in(actor, task_key=task.key)
         found = _find_step(task, step)
         before = _step_json(found)
         now = timezone.now()
@@ -311,18 +317,19 @@ def plan_step_update(
             return Outcome(
                 obj=found,
                 notes=(f"Nothing changed: step {found.position} of {task.key} already says so.",),
+                caller_notes=who.notes,
             )
         found.updated_at = now
         found.save()
         previous = before["status"]
         move = f"{previous} → {found.status}" if previous != found.status else found.status
         why = clean_reason(reason, f"step {found.position} {move}")
-        _add_revision(task, selectors.plan_steps(task), actor=actor, reason=why)
+        _add_revision(task, selectors.plan_steps(task), actor=who.name, reason=why)
         record_event(
             EventKind.PLAN_STEP_UPDATED,
             project=task.project,
             task=task,
-            actor=actor,
+            actor=who.name,
             payload={
                 "position": found.position,
                 "title": found.title,
@@ -332,27 +339,28 @@ def plan_step_update(
                 "outcome": found.outcome,
             },
         )
-        return Outcome(obj=found, changed=("step",))
+        return Outcome(obj=found, changed=("step",), caller_notes=who.notes)
 
 
 # --- plan_accept -----------------------------------------------------------------------------
 
 
-def plan_accept(*, key: str, actor: str, session_id: int | None = None) -> Outcome[Task]:
+def plan_accept(*, key: str, actor: Actor) -> Outcome[Task]:
     """Accept the plan of `key` (the owner on the board, or the coordinator over MCP).
 
-    session_id is the calling session: the session bound to the task may not accept its own
-    plan. Accepting an accepted plan changes nothing (a note says who accepted it). Event
-    plan.accepted {by}. Raises NotFound (task), InvalidField (no plan), Forbidden (the bound
-    session).
+    actor: the owner's name, or the calling agent's CallerRef: the session bound to the task
+    may not accept its own plan. Accepting an accepted plan changes nothing (a note says who
+    accepted it). Event plan.accepted {by}. Raises NotFound (task), InvalidField (no plan),
+    Forbidden (the bound session).
     """
     with transaction.atomic():
         task = _load(key)
+        who = caller_in(actor, task_key=task.key)
         steps = selectors.plan_steps(task)
         if not steps:
             raise InvalidField("task", f"{task.key} has no plan to accept: write it with plan_set.")
         bound = session_selectors.bound_session(task)
-        if session_id is not None and bound is not None and bound.id == session_id:
+        if who.session_id is not None and bound is not None and bound.id == who.session_id:
             raise Forbidden(
                 f"{task.key} is bound to your session ({bound.name}): its plan is accepted by "
                 "the owner on the board or by the coordinator with plan_accept, not by the "
@@ -365,15 +373,16 @@ def plan_accept(*, key: str, actor: str, session_id: int | None = None) -> Outco
                     f"Nothing changed: the plan of {task.key} is already accepted"
                     + (f" by {task.plan_accepted_by}." if task.plan_accepted_by else "."),
                 ),
+                caller_notes=who.notes,
             )
         now = timezone.now()
-        _write_plan_status(task, "accepted", now, actor, now)
-        _add_revision(task, steps, actor=actor, reason="plan accepted")
+        _write_plan_status(task, "accepted", now, who.name, now)
+        _add_revision(task, steps, actor=who.name, reason="plan accepted")
         record_event(
             EventKind.PLAN_ACCEPTED,
             project=task.project,
             task=task,
-            actor=actor,
-            payload={"by": actor},
+            actor=who.name,
+            payload={"by": who.name},
         )
-        return Outcome(obj=task, changed=("plan_status",))
+        return Outcome(obj=task, changed=("plan_status",), caller_notes=who.notes)

@@ -30,6 +30,7 @@ from core.errors import InvalidField, NotFound
 from reviews import files, selectors
 from reviews.models import CAPTION_MAX, Attachment, ReviewStep
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.models import Task
 from tasks.selectors import get_task
 from tasks.services import Outcome
@@ -94,7 +95,7 @@ def _where(attachment: Attachment) -> str:
 def attach_file(
     *,
     key: str,
-    actor: str,
+    actor: Actor,
     path: str | None = None,
     content_base64: str | None = None,
     content: bytes | None = None,
@@ -119,6 +120,7 @@ def attach_file(
     try:
         with transaction.atomic():
             task = get_task(key)
+            who = caller_in(actor, task_key=task.key)
             found: ReviewStep | None = selectors.find_step(task, step) if step is not None else None
             same = Attachment.objects.select_related("step").filter(task=task, sha256=digest)
             if existing := same.first():
@@ -126,7 +128,7 @@ def attach_file(
                     f"Already attached: attachment #{existing.id} on {_where(existing)} of "
                     f"{task.key} has the same content; it is reused."
                 )
-                return Outcome(obj=existing, notes=(note,))
+                return Outcome(obj=existing, notes=(note,), caller_notes=who.notes)
             used = Attachment.objects.filter(task=task).aggregate(n=Sum("size"))["n"] or 0
             if used + len(data) > files.task_limit():
                 raise files.too_big(used + len(data), files.task_limit(), f"{task.key} with it")
@@ -142,7 +144,7 @@ def attach_file(
                 size=len(data),
                 sha256=digest,
                 caption=text,
-                created_by=actor,
+                created_by=who.name,
                 created_at=timezone.now(),
             )
             attachment.save(force_insert=True)
@@ -152,8 +154,10 @@ def attach_file(
                 "caption": text,
                 "original_name": original,
             }
-            _event(EventKind.ATTACHMENT_ADDED, task, actor, payload)
-            return Outcome(obj=attachment, created=True, changed=("attachment",))
+            _event(EventKind.ATTACHMENT_ADDED, task, who.name, payload)
+            return Outcome(
+                obj=attachment, created=True, changed=("attachment",), caller_notes=who.notes
+            )
     except BaseException:
         if written is not None:
             _unlink(written)
@@ -170,7 +174,7 @@ def _find(attachment: int | str) -> Attachment:
     return found
 
 
-def attachment_caption(*, attachment: int | str, caption: str, actor: str) -> Outcome[Attachment]:
+def attachment_caption(*, attachment: int | str, caption: str, actor: Actor) -> Outcome[Attachment]:
     """Change the caption (markdown) of `attachment`; "-" or "" clears it.
 
     Event attachment.updated {attachment_id, caption}. Raises NotFound, InvalidField.
@@ -178,14 +182,15 @@ def attachment_caption(*, attachment: int | str, caption: str, actor: str) -> Ou
     text = _caption(caption)
     with transaction.atomic():
         found = _find(attachment)
+        who = caller_in(actor, task_key=found.task.key)
         if found.caption == text:
             note = f"Nothing changed: attachment #{found.id} already has this caption."
-            return Outcome(obj=found, notes=(note,))
+            return Outcome(obj=found, notes=(note,), caller_notes=who.notes)
         found.caption = text
         found.save(update_fields=["caption"])
         payload = {"attachment_id": found.id, "caption": text}
-        _event(EventKind.ATTACHMENT_UPDATED, found.task, actor, payload)
-        return Outcome(obj=found, changed=("caption",))
+        _event(EventKind.ATTACHMENT_UPDATED, found.task, who.name, payload)
+        return Outcome(obj=found, changed=("caption",), caller_notes=who.notes)
 
 
 def attachment_remove(*, attachment: int | str, actor: str) -> Outcome[Attachment]:

@@ -2,8 +2,9 @@
 attachment_caption.
 
 Same shape as reviews.mcp_tools: each tool is `async def` and makes exactly one
-`call_service` hop. The file checks and storage live in reviews.files and
-reviews.attachments; removing a screenshot is the owner's, on the board.
+`call_service` hop to the service it names, answering from the service's Outcome. The
+file checks and storage live in reviews.files and reviews.attachments; removing a
+screenshot is the owner's, on the board.
 """
 
 import inspect
@@ -18,17 +19,17 @@ from core.display import size_text
 from core.mcp import call_service
 from reviews import services
 from reviews.models import Attachment
+from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     WRITE,
     HookSession,
     Session,
     SessionTitle,
     TaskKey,
-    caller_of,
     optional,
     step_number,
 )
-from tasks.selectors import get_task
+from tasks.services import Outcome
 
 StepOf = Annotated[
     int | None,
@@ -58,26 +59,20 @@ def _with(head: str, notes: tuple[str, ...] | list[str]) -> str:
     return "\n".join([head, *(f"- {n}" for n in notes)]) if notes else head
 
 
-# --- the sync halves ------------------------------------------------------------------------
+# --- the write answers --------------------------------------------------------------------
 
 
-def _attach(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
-    get_task(task)
-    caller = caller_of(who, task)
-    outcome = services.attach_file(key=task, actor=caller.name, **values)
+def _attached_md(outcome: Outcome[Attachment]) -> str:
     if not outcome.created:
-        return _with(outcome.notes[0], [_line(outcome.obj), *caller.notes])
-    return _with(_line(outcome.obj).replace(":", " attached:", 1), caller.notes)
+        return _with(outcome.notes[0], [_line(outcome.obj), *outcome.caller_notes])
+    return _with(_line(outcome.obj).replace(":", " attached:", 1), outcome.caller_notes)
 
 
-def _caption_as(attachment: int, caption: str, who: tuple[str, str, str]) -> str:
-    key = Attachment.objects.filter(id=attachment).values_list("task__key", flat=True).first()
-    caller = caller_of(who, key)
-    outcome = services.attachment_caption(attachment=attachment, caption=caption, actor=caller.name)
+def _caption_md(outcome: Outcome[Attachment]) -> str:
     if not outcome.changed:
-        return _with(outcome.notes[0], caller.notes)
+        return _with(outcome.notes[0], outcome.caller_notes)
     head = f"Caption of attachment #{outcome.obj.id} on {outcome.obj.task.key} written."
-    return _with(head, caller.notes)
+    return _with(head, outcome.caller_notes)
 
 
 # --- tools ---------------------------------------------------------------------------------
@@ -112,9 +107,16 @@ async def attach_file(
         - Unknown task or step; not an image of these formats; over a size limit;
           a relative, share or device path, or a path outside the allowed folders.
     """
-    values = {"path": path, "content_base64": content_base64, "step": step, "caption": caption}
-    who = (session, session_title, hook_session)
-    return await call_service(_attach, task, values, who)
+    return await call_service(
+        services.attach_file,
+        key=task,
+        path=path,
+        content_base64=content_base64,
+        step=step,
+        caption=caption,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_attached_md,
+    )
 
 
 async def attachment_caption(
@@ -131,8 +133,13 @@ async def attachment_caption(
     Errors:
         - Unknown attachment; a caption over 2000 characters.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_caption_as, attachment, caption, who)
+    return await call_service(
+        services.attachment_caption,
+        attachment=attachment,
+        caption=caption,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_caption_md,
+    )
 
 
 _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [

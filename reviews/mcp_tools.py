@@ -2,9 +2,10 @@
 review_step_update.
 
 Same shape as plans.mcp_tools: each tool is `async def` and makes exactly one
-`call_service` hop (resolve the caller, run the service, render). Agents write and fix the
-checklist; only the owner accepts or rejects, on the board (reviews.services
-.review_step_decide has no tool).
+`call_service` hop; a write tool names its service, passes the caller as a CallerRef
+(resolved inside the service's transaction) and builds its answer from the Outcome.
+Agents write and fix the checklist; only the owner accepts or rejects, on the board
+(reviews.services.review_step_decide has no tool).
 """
 
 import inspect
@@ -17,6 +18,8 @@ from pydantic import BaseModel, Field
 
 from core.mcp import call_service
 from reviews import mcp_files, render_md, selectors, services
+from reviews.models import ReviewStep
+from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     READ,
     WRITE,
@@ -24,12 +27,13 @@ from tasks.mcp_params import (
     Session,
     SessionTitle,
     TaskKey,
-    caller_of,
     optional,
     step_number_param,
     steps_param,
 )
+from tasks.models import Task
 from tasks.selectors import get_task
+from tasks.services import Outcome
 
 
 class StepInput(BaseModel):
@@ -51,7 +55,7 @@ Steps = steps_param(
 StepNumber = step_number_param("review_get")
 
 
-# --- the sync halves ------------------------------------------------------------------------
+# --- the read's sync half and the write answers -------------------------------------------
 
 
 def _review_text(key: str) -> str:
@@ -60,29 +64,25 @@ def _review_text(key: str) -> str:
     return render_md.review_get_md(task, steps, selectors.summarize(steps))
 
 
-def _set(task: str, steps: list[Any], who: tuple[str, str, str]) -> str:
-    get_task(task)  # an unknown key fails before the caller is resolved
-    caller = caller_of(who, task)
-    raw = [s.model_dump() if isinstance(s, StepInput) else s for s in steps]
-    outcome = services.review_steps_set(key=task, steps=raw, actor=caller.name)
+def _checklist_md(outcome: Outcome[Task]) -> str:
+    t, notes = outcome.obj, [*outcome.notes, *outcome.caller_notes]
     if not outcome.changed:
-        return render_md.with_notes(outcome.notes[0], [*outcome.notes[1:], *caller.notes])
-    if not raw:
-        head = f"Removed the Owner check of {outcome.obj.key}."
-        return render_md.with_notes(head, caller.notes)
-    head = f"Owner check of {outcome.obj.key} written."
-    return "\n".join([render_md.with_notes(head, caller.notes), "", _review_text(task)])
+        return render_md.with_notes(notes[0], notes[1:])
+    if not selectors.review_steps(t):
+        return render_md.with_notes(f"Removed the Owner check of {t.key}.", notes)
+    head = f"Owner check of {t.key} written."
+    return "\n".join([render_md.with_notes(head, notes), "", _review_text(t.key)])
 
 
-def _update(task: str, values: dict[str, Any], who: tuple[str, str, str]) -> str:
-    get_task(task)
-    caller = caller_of(who, task)
-    outcome = services.review_step_update(key=task, actor=caller.name, **values)
+def _step_md(outcome: Outcome[ReviewStep]) -> str:
     step = outcome.obj
     if not outcome.changed:
-        return render_md.with_notes(outcome.notes[0], caller.notes)
-    head = f"Step {step.position} of {task} '{step.title}' is {step.status}: the owner looks again."
-    return render_md.with_notes(head, caller.notes)
+        return render_md.with_notes(outcome.notes[0], outcome.caller_notes)
+    head = (
+        f"Step {step.position} of {step.task.key} '{step.title}' is {step.status}: "
+        "the owner looks again."
+    )
+    return render_md.with_notes(head, outcome.caller_notes)
 
 
 # --- tools ---------------------------------------------------------------------------------
@@ -127,8 +127,13 @@ async def review_steps_set(
     Errors:
         - Unknown task; a step without a title; more than 30 steps; text over the limits.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_set, task, list(steps), who)
+    return await call_service(
+        services.review_steps_set,
+        key=task,
+        steps=[s.model_dump() if isinstance(s, StepInput) else s for s in steps],
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_checklist_md,
+    )
 
 
 async def review_step_update(
@@ -155,9 +160,16 @@ async def review_step_update(
     Errors:
         - Unknown task or step number; a status other than open; an empty title.
     """
-    values = {"step": step, "title": title, "details": details, "status": status}
-    who = (session, session_title, hook_session)
-    return await call_service(_update, task, values, who)
+    return await call_service(
+        services.review_step_update,
+        key=task,
+        step=step,
+        title=title,
+        details=details,
+        status=status,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_step_md,
+    )
 
 
 _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [

@@ -31,6 +31,7 @@ from reviews.models import (
 )
 from tasks import steps as step_rules
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.models import Comment, Task
 from tasks.selectors import get_task
 from tasks.services import Outcome, owner_comment_step
@@ -79,7 +80,7 @@ def _same(step: ReviewStep, item: StepIn) -> bool:
     return step.title == item.title and (item.details is None or item.details == step.details)
 
 
-def review_steps_set(*, key: str, steps: list[Any], actor: str) -> Outcome[Task]:
+def review_steps_set(*, key: str, steps: list[Any], actor: Actor) -> Outcome[Task]:
     """Replace the Owner check of task `key` with `steps` (§1 Review checklist).
 
     steps: titles or {title, details?}. Step N keeps its status (and its screenshots) while
@@ -93,10 +94,15 @@ def review_steps_set(*, key: str, steps: list[Any], actor: str) -> Outcome[Task]
     new = clean_steps(steps)
     with transaction.atomic():
         task = get_task(key)
+        who = caller_in(actor, task_key=task.key)
         old = selectors.review_steps(task)
         if len(old) == len(new) and all(_same(s, n) for s, n in zip(old, new, strict=True)):
             what = f"these {len(old)} step(s)" if old else "no Owner check"
-            return Outcome(obj=task, notes=(f"Nothing changed: {task.key} already has {what}.",))
+            return Outcome(
+                obj=task,
+                notes=(f"Nothing changed: {task.key} already has {what}.",),
+                caller_notes=who.notes,
+            )
         now = timezone.now()
         for position, item in enumerate(new, 1):
             step = old[position - 1] if position <= len(old) else None
@@ -106,12 +112,12 @@ def review_steps_set(*, key: str, steps: list[Any], actor: str) -> Outcome[Task]
                     position=position,
                     title=item.title,
                     details=item.details or "",
-                    created_by=actor,
+                    created_by=who.name,
                     created_at=now,
                     updated_at=now,
                 )
                 step.save(force_insert=True)
-                _event(EventKind.REVIEW_STEP_ADDED, task, actor, _payload(step, actor))
+                _event(EventKind.REVIEW_STEP_ADDED, task, who.name, _payload(step, who.name))
             elif not _same(step, item):
                 previous = step.status
                 step.title = item.title
@@ -120,12 +126,12 @@ def review_steps_set(*, key: str, steps: list[Any], actor: str) -> Outcome[Task]
                 _reopen(step)
                 step.updated_at = now
                 step.save()
-                payload = _payload(step, actor, previous=previous)
-                _event(EventKind.REVIEW_STEP_UPDATED, task, actor, payload)
+                payload = _payload(step, who.name, previous=previous)
+                _event(EventKind.REVIEW_STEP_UPDATED, task, who.name, payload)
         for step in old[len(new) :]:
-            _event(EventKind.REVIEW_STEP_REMOVED, task, actor, _payload(step, actor))
+            _event(EventKind.REVIEW_STEP_REMOVED, task, who.name, _payload(step, who.name))
         ReviewStep.objects.filter(task=task, position__gt=len(new)).delete()
-        return Outcome(obj=task, changed=("review_steps",))
+        return Outcome(obj=task, changed=("review_steps",), caller_notes=who.notes)
 
 
 def _event(kind: EventKind, task: Task, actor: str, payload: dict[str, Any]) -> None:
@@ -139,7 +145,7 @@ def review_step_update(
     *,
     key: str,
     step: int | str,
-    actor: str,
+    actor: Actor,
     title: str | None = None,
     details: str | None = None,
     status: str | None = None,
@@ -161,6 +167,7 @@ def review_step_update(
         )
     with transaction.atomic():
         task = get_task(key)
+        who = caller_in(actor, task_key=task.key)
         found = selectors.find_step(task, step)
         previous = found.status
         text_changed = (new_title is not None and new_title != found.title) or (
@@ -170,15 +177,16 @@ def review_step_update(
             return Outcome(
                 obj=found,
                 notes=(f"Nothing changed: step {found.position} of {task.key} already says so.",),
+                caller_notes=who.notes,
             )
         found.title = new_title if new_title is not None else found.title
         found.details = new_details if new_details is not None else found.details
         _reopen(found)
         found.updated_at = timezone.now()
         found.save()
-        payload = _payload(found, actor, previous=previous)
-        _event(EventKind.REVIEW_STEP_UPDATED, task, actor, payload)
-        return Outcome(obj=found, changed=("step",))
+        payload = _payload(found, who.name, previous=previous)
+        _event(EventKind.REVIEW_STEP_UPDATED, task, who.name, payload)
+        return Outcome(obj=found, changed=("step",), caller_notes=who.notes)
 
 
 # --- review_step_decide (the owner, on the board) -------------------------------------------

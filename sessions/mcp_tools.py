@@ -1,7 +1,8 @@
 """MCP adapters of the sessions app (§3 Sessions): task_bind_session, task_unbind_session.
 
-Each tool is `async def` and makes one `call_service` hop; the sync half resolves the task,
-calls the service and renders the short markdown answer.
+Each tool is `async def` and makes one `call_service` hop to the service it names (the task
+by its key and the caller as a CallerRef, both resolved inside the service's transaction);
+the short markdown answer is built from what the service returned.
 """
 
 from typing import Annotated
@@ -12,8 +13,8 @@ from pydantic import Field
 
 from core import actor
 from core.mcp import call_service
-from sessions import render_md, selectors, services
-from sessions.extensions import resolve_caller
+from sessions import render_md, services
+from tasks.extensions import CallerRef
 
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -25,27 +26,6 @@ HookSession = Annotated[
     str,
     Field(description="The Claude Code session id your session start gave you, if any."),
 ]
-
-
-def _bind(key: str, session: str, session_title: str, hook_session: str) -> str:
-    task = selectors.get_task(key)
-    result = services.task_bind_session(
-        task=task,
-        session=session,
-        session_title=session_title,
-        hook_session=hook_session,
-        actor=actor.agent(session),
-    )
-    return render_md.bind_answer(result)
-
-
-def _unbind(key: str, reason: str, session: str, session_title: str, hook_session: str) -> str:
-    task = selectors.get_task(key)
-    caller = resolve_caller(
-        session=session, session_title=session_title, hook_session=hook_session, task_key=key
-    )
-    result = services.task_unbind_session(task=task, actor=caller.name, reason=reason)
-    return render_md.unbind_answer(result, caller.notes)
 
 
 async def task_bind_session(
@@ -85,7 +65,15 @@ async def task_bind_session(
         - A malformed local_ id, a name over 100 characters or with control characters:
           the message says how to pass it.
     """
-    return await call_service(_bind, task, session, session_title, hook_session)
+    return await call_service(
+        services.task_bind_session,
+        task=task,
+        session=session,
+        session_title=session_title,
+        hook_session=hook_session,
+        actor=actor.agent(session),
+        answer=render_md.bind_answer,
+    )
 
 
 async def task_unbind_session(
@@ -116,7 +104,13 @@ async def task_unbind_session(
         - Unknown task: call task_list to see the keys.
         - A malformed local_ id or hook_session: the message says how to pass it.
     """
-    return await call_service(_unbind, task, reason, session, session_title, hook_session)
+    return await call_service(
+        services.task_unbind_session,
+        task=task,
+        reason=reason,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=render_md.unbind_answer,
+    )
 
 
 def register(server: MCPServer) -> None:

@@ -37,13 +37,13 @@ def bind_answer(result: BindResult) -> str:
     return _with_notes(text, result.notes)
 
 
-def unbind_answer(result: UnbindResult, notes: tuple[str, ...] = ()) -> str:
+def unbind_answer(result: UnbindResult) -> str:
     key = result.task.key
     if result.session is None:
         text = f"{key} has no bound session; nothing changed."
     else:
         text = f"Unbound {key} from session {label(result.session)}."
-    return _with_notes(text, notes)
+    return _with_notes(text, result.caller_notes)
 
 
 def utc(when: datetime) -> str:

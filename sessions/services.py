@@ -26,7 +26,9 @@ from sessions.models import (
     TaskBinding,
 )
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.models import Event, Task
+from tasks.selectors import get_task
 
 REASON_MAX = 200
 # The hook state a session takes over with a Claude Code id (saved together, §4 step 2).
@@ -71,6 +73,13 @@ class UnbindResult:
     task: Task
     session: Session | None  # the session that was bound; None when none was
     event: Event | None = None
+    caller_notes: tuple[str, ...] = ()  # what resolving the calling session had to say
+
+
+def _task_of(task: Task | str) -> Task:
+    """A Task as the board has it, or a key as an MCP tool passes it (loaded here, inside
+    the service's transaction, so the tool makes no read of its own first)."""
+    return task if isinstance(task, Task) else get_task(task)
 
 
 def _reason(value: str) -> str:
@@ -123,7 +132,7 @@ def session_touch(
 
 def task_bind_session(
     *,
-    task: Task,
+    task: Task | str,
     session: str = "",
     session_id: int | None = None,
     session_title: str | None = None,
@@ -137,7 +146,8 @@ def task_bind_session(
     hook_session is never linked here: the caller may be binding another session.
     session_id (the board's session picker) binds that exact session instead: the owner
     chose it from a list, so neither name resolution nor the alias rule applies, and it
-    also reaches hook sessions, whose folder name is no identity.
+    also reaches hook sessions, whose folder name is no identity. task: the Task, or its key
+    (the MCP tool), loaded inside this transaction.
     """
     if session_id is not None:
         return _bind_by_id(task, session_id, actor=actor)
@@ -158,6 +168,7 @@ def task_bind_session(
         )
     now = timezone.now()
     with transaction.atomic():
+        task = _task_of(task)
         current = _current_binding(task)
         if (
             ident.kind == KIND_NAMED
@@ -170,8 +181,9 @@ def task_bind_session(
         return _rebind(task, current, target, actor=actor, now=now, events=events, notes=notes)
 
 
-def _bind_by_id(task: Task, session_id: int, *, actor: str) -> BindResult:
+def _bind_by_id(task: Task | str, session_id: int, *, actor: str) -> BindResult:
     with transaction.atomic():
+        task = _task_of(task)
         target = Session.objects.filter(pk=session_id).first()
         if target is None:
             raise NotFound(
@@ -181,22 +193,28 @@ def _bind_by_id(task: Task, session_id: int, *, actor: str) -> BindResult:
         return _rebind(task, current, target, actor=actor, now=timezone.now(), events=[], notes=[])
 
 
-def task_unbind_session(*, task: Task, actor: str, reason: str = "") -> UnbindResult:
-    """Unbind the task's session; the binding stays in the history with the reason."""
+def task_unbind_session(*, task: Task | str, actor: Actor, reason: str = "") -> UnbindResult:
+    """Unbind the task's session; the binding stays in the history with the reason.
+
+    actor: the board's name, or the calling agent's CallerRef, resolved inside this
+    transaction so a refused unbind records no session either.
+    """
     reason = _reason(reason)
     with transaction.atomic():
+        task = _task_of(task)
+        who = caller_in(actor, task_key=task.key)
         current = _current_binding(task)
         if current is None:
-            return UnbindResult(task=task, session=None)
-        _close(current, actor=actor, reason=reason, now=timezone.now())
+            return UnbindResult(task=task, session=None, caller_notes=who.notes)
+        _close(current, actor=who.name, reason=reason, now=timezone.now())
         event = record_event(
             EventKind.TASK_SESSION_UNBOUND,
             project=task.project,
             task=task,
-            actor=actor,
+            actor=who.name,
             payload={"session": current.session.name, "reason": reason},
         )
-    return UnbindResult(task=task, session=current.session, event=event)
+    return UnbindResult(task=task, session=current.session, event=event, caller_notes=who.notes)
 
 
 # --- private steps (inside the caller's transaction) ---------------------------------

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from django.db import transaction
+
 if TYPE_CHECKING:
     from tasks.models import Task
 
@@ -74,7 +76,7 @@ def register_caller_resolver(fn: CallerResolver) -> None:
     _caller_resolver = fn
 
 
-def resolve_caller(
+def _resolve_caller(
     *,
     session: str | None,
     session_title: str | None,
@@ -92,11 +94,15 @@ def resolve_caller(
 def caller_in(actor: Actor, *, task_key: str | None = None) -> Caller:
     """Who is writing, resolved inside the calling service's transaction.
 
-    A display name stays as it is; a CallerRef goes through the registered resolver.
+    A display name stays as it is; a CallerRef goes through the registered resolver, which
+    may create or mark a session — so only inside the write's own transaction, where a
+    refused write rolls that back too (§2 one transaction per write).
     """
     if isinstance(actor, str):
         return Caller(name=actor)
-    return resolve_caller(
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("caller_in resolves a CallerRef inside the service's transaction")
+    return _resolve_caller(
         session=actor.session or None,
         session_title=actor.session_title or None,
         hook_session=actor.hook_session or None,

@@ -1,7 +1,8 @@
 """MCP adapters of the comments (§3 Comments group): comments_list, comment_ack, comment_add.
 
-Same shape as tasks.mcp_tools: each tool is `async def` and makes exactly one
-`call_service` hop; the answers are short markdown (structured_output=False). Registered by
+Same shape as tasks.mcp_tasks: each tool is `async def` and makes exactly one
+`call_service` hop, a write tool naming its service and building its answer from the
+service's Outcome; the answers are short markdown (structured_output=False). Registered by
 tasks.mcp_tools.register.
 """
 
@@ -17,10 +18,12 @@ from pydantic import BeforeValidator, Field
 
 from core.mcp import call_service
 from tasks import selectors, services
-from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, TaskKey, caller_of
+from tasks.extensions import CallerRef
+from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, TaskKey
 from tasks.models import COMMENT_OWNER, Comment
 from tasks.selectors import comments as comment_selectors
 from tasks.selectors.task_page import stamp
+from tasks.services import Outcome
 
 HOW_TO_ANSWER = (
     "Answer with comment_add(task, body, in_reply_to=<id>) or acknowledge with "
@@ -97,7 +100,7 @@ def comments_md(data: comment_selectors.CommentList) -> str:
     return "\n".join(lines).strip()
 
 
-# --- the sync halves --------------------------------------------------------------------------
+# --- the read's sync half and the write answers ----------------------------------------
 
 
 def _list(task: str, project: str, unread_only: bool) -> str:
@@ -109,12 +112,7 @@ def _list(task: str, project: str, unread_only: bool) -> str:
     return comments_md(data)
 
 
-def _ack(ids: list[int], task: str, who: tuple[str, str, str]) -> str:
-    key = task.strip() or None
-    if key:
-        selectors.get_task(key)  # an unknown key fails before the caller is resolved
-    caller = caller_of(who, key)
-    outcome = services.comment_ack(actor=caller.name, comment_ids=ids, key=key)
+def _acked_md(outcome: Outcome[list[Comment]]) -> str:
     lines = []
     if outcome.obj:
         by_task: dict[str, list[str]] = {}
@@ -122,23 +120,14 @@ def _ack(ids: list[int], task: str, who: tuple[str, str, str]) -> str:
             by_task.setdefault(c.task.key, []).append(f"#{c.id}")
         done = "; ".join(f"{', '.join(v)} on {k}" for k, v in by_task.items())
         lines.append(f"Acknowledged owner comment(s) {done}.")
-    return "\n".join([*lines, *outcome.notes, *caller.notes])
+    return "\n".join([*lines, *outcome.notes, *outcome.caller_notes])
 
 
-def _add(task: str, body: str, in_reply_to: int | None, who: tuple[str, str, str]) -> str:
-    selectors.get_task(task)
-    caller = caller_of(who, task)
-    outcome = services.comment_add(
-        key=task,
-        body=body,
-        actor=caller.name,
-        session_id=caller.session_id,
-        in_reply_to=in_reply_to,
-    )
+def _added_md(outcome: Outcome[Comment]) -> str:
     c = outcome.obj
     to = f" in reply to #{c.in_reply_to_id}" if c.in_reply_to_id else ""
     head = f"Added reply #{c.id} to {c.task.key}{to}; the owner sees it on the board."
-    return "\n".join([head, *outcome.notes, *caller.notes])
+    return "\n".join([head, *outcome.notes, *outcome.caller_notes])
 
 
 # --- tools ------------------------------------------------------------------------------------
@@ -191,8 +180,13 @@ async def comment_ack(
         - An unknown comment id (nothing changes); an id on another task than task;
           neither comment_ids nor task.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_ack, list(comment_ids or []), task, who)
+    return await call_service(
+        services.comment_ack,
+        comment_ids=list(comment_ids or []),
+        key=task.strip() or None,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_acked_md,
+    )
 
 
 async def comment_add(
@@ -216,8 +210,14 @@ async def comment_add(
         - Unknown task; empty or too long body (4000 characters); in_reply_to not a
           comment of this task.
     """
-    who = (session, session_title, hook_session)
-    return await call_service(_add, task, body, in_reply_to, who)
+    return await call_service(
+        services.comment_add,
+        key=task,
+        body=body,
+        in_reply_to=in_reply_to,
+        actor=CallerRef(session, session_title, hook_session),
+        answer=_added_md,
+    )
 
 
 _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from tasks.extensions import Caller, resolve_caller
 from tasks.fields import EDITABLE_FIELD_NAMES, FIELDS_BY_NAME
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -82,17 +81,6 @@ def version_or_none(expected_version: int | None) -> int | None:
 def optional(description: str) -> Any:
     """An optional text parameter: left out (null) changes nothing."""
     return Annotated[str | None, Field(description=description)]
-
-
-def caller_of(who: tuple[str, str, str], task_key: str | None) -> Caller:
-    """The calling session from the (session, session_title, hook_session) parameters."""
-    session, session_title, hook_session = who
-    return resolve_caller(
-        session=session or None,
-        session_title=session_title or None,
-        hook_session=hook_session or None,
-        task_key=task_key,
-    )
 
 
 def step_list(value: Any) -> Any:

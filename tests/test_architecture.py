@@ -97,23 +97,6 @@ def test_every_write_tool_has_a_service_of_the_same_name() -> None:
     assert missing == [], f"write tools without a same-named service: {missing}"
 
 
-# Write tools that still reach their service through a sync half of their module, which
-# resolves the caller in a transaction of its own first. This list only shrinks.
-NOT_YET_BY_NAME = {
-    "attach_file",
-    "attachment_caption",
-    "comment_ack",
-    "comment_add",
-    "plan_accept",
-    "plan_set",
-    "plan_step_update",
-    "review_step_update",
-    "review_steps_set",
-    "task_bind_session",
-    "task_unbind_session",
-}
-
-
 @pytest.mark.django_db
 def test_every_write_tool_calls_its_service_by_name() -> None:
     """§1: `git grep task_set_stage` finds the tool calling the service, not a value passed
@@ -123,8 +106,6 @@ def test_every_write_tool_calls_its_service_by_name() -> None:
     offenders = []
     for tool in build_server()._tool_manager.list_tools():
         if tool.annotations is not None and tool.annotations.read_only_hint:
-            continue
-        if tool.name in NOT_YET_BY_NAME:
             continue
         tree = ast.parse(textwrap.dedent(inspect.getsource(tool.fn)))
         named = {
@@ -137,3 +118,22 @@ def test_every_write_tool_calls_its_service_by_name() -> None:
         if tool.name not in named:
             offenders.append(tool.name)
     assert offenders == [], f"write tools that do not call services.<their name>: {offenders}"
+
+
+# Resolving `session` / `hook_session` may create or mark a session: only a service, inside
+# its own transaction, may do it (a refused write then leaves no "session seen" behind).
+CALLER_RESOLVERS = {"caller_in", "caller_of", "resolve_caller", "_resolve_caller", "session_touch"}
+
+
+def test_mcp_tools_never_resolve_their_caller_themselves() -> None:
+    offenders = []
+    for path in _source_files():
+        if not (path.name.startswith("mcp_") or path.parent.name == "mcp"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+            if isinstance(node, ast.alias):
+                name = node.name
+            if name in CALLER_RESOLVERS:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
+    assert offenders == [], "pass a CallerRef to the service instead:\n" + "\n".join(offenders)

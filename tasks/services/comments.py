@@ -9,8 +9,9 @@
 - comments_deliver: a hook (or the wake-up) handed comments to a session's agent; with
   stop_block it also counts the Stop block they caused.
 
-Sessions are named by plain ids and display names (tasks imports no other app); the
-adapters resolve them (sessions.comment_delivery, resolve_caller) and pass them in.
+Sessions are named by plain ids and display names (tasks imports no other app): the hooks
+pass them in (sessions.comment_delivery); an agent's write resolves its CallerRef inside
+its own transaction through tasks.extensions.caller_in.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from core import actor as actors
 from core.errors import InvalidField, NotFound
 from tasks import fields as F
 from tasks.events import EventKind, record_event
+from tasks.extensions import Actor, caller_in
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Task
 from tasks.selectors.comments import BODY_MAX, excerpt, recipient_of
 from tasks.services._common import Outcome, load_task
@@ -172,11 +174,11 @@ def comment_add(
     *,
     key: str,
     body: str,
-    actor: str,
-    session_id: int | None = None,
+    actor: Actor,
     in_reply_to: int | str | None = None,
 ) -> Outcome[Comment]:
-    """An agent's reply on a task's thread; its author is the calling session (`actor`).
+    """An agent's reply on a task's thread; its author is the calling session (`actor`,
+    resolved inside this transaction, so a refused reply records no session either).
 
     body: markdown, up to 4000 characters. in_reply_to: an id of a comment on the same
     task; replying to an owner comment marks it read (§1). The reply is unread until the
@@ -187,6 +189,7 @@ def comment_add(
     reply_to = None if in_reply_to in (None, "", 0) else _comment_id("in_reply_to", in_reply_to)
     with transaction.atomic():
         task = load_task(key)
+        who = caller_in(actor, task_key=task.key)
         now = timezone.now()
         parent = None
         if reply_to is not None:
@@ -200,18 +203,18 @@ def comment_add(
         comment = Comment.objects.create(
             task=task,
             author_kind=COMMENT_AGENT,
-            author_name=actor,
-            author_session_id=session_id,
+            author_name=who.name,
+            author_session_id=who.session_id,
             body=text,
             in_reply_to=parent,
             created_at=now,
         )
-        _added(comment, actor=actor, session=actor)
+        _added(comment, actor=who.name, session=who.name)
         notes = []
         answered = parent is not None and parent.author_kind == COMMENT_OWNER
-        if answered and _mark_read(task, [parent], actor=actor, reason="reply", now=now):
+        if answered and _mark_read(task, [parent], actor=who.name, reason="reply", now=now):
             notes.append(f"Owner comment #{parent.id} is marked read.")
-    return Outcome(obj=comment, created=True, notes=tuple(notes))
+    return Outcome(obj=comment, created=True, notes=tuple(notes), caller_notes=who.notes)
 
 
 def _ack_targets(comment_ids: list[int], key: str | None) -> tuple[list[Comment], list[str]]:
@@ -250,7 +253,7 @@ def _ack_targets(comment_ids: list[int], key: str | None) -> tuple[list[Comment]
 
 
 def comment_ack(
-    *, actor: str, comment_ids: Iterable[int | str] | None = None, key: str | None = None
+    *, actor: Actor, comment_ids: Iterable[int | str] | None = None, key: str | None = None
 ) -> Outcome[list[Comment]]:
     """The agent acknowledges owner comments: by id (each 12, "12" or "#12"), or every
     unread owner comment of `key` when no ids are given (ids and key together: the ids
@@ -264,16 +267,18 @@ def comment_ack(
     key = key.strip() if key and key.strip() not in F.CLEAR else None
     with transaction.atomic():
         targets, notes = _ack_targets(ids, key)
+        who = caller_in(actor, task_key=key)
         now = timezone.now()
         by_task: dict[int, list[Comment]] = {}
         for c in targets:
             by_task.setdefault(c.task_id, []).append(c)
         done: list[Comment] = []
         for group in by_task.values():
-            done += _mark_read(group[0].task, group, actor=actor, reason="ack", now=now)
+            done += _mark_read(group[0].task, group, actor=who.name, reason="ack", now=now)
     if not done and not notes:
         notes.append(f"{key} has no unacknowledged owner comments." if key else "Nothing to do.")
-    return Outcome(obj=done, changed=("read_at",) if done else (), notes=tuple(notes))
+    changed = ("read_at",) if done else ()
+    return Outcome(obj=done, changed=changed, notes=tuple(notes), caller_notes=who.notes)
 
 
 # --- delivery (hooks and the wake-up) ---------------------------------------------------------

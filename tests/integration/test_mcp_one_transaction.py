@@ -63,3 +63,46 @@ def test_refused_writes_leave_sessions_and_the_event_log_unchanged(tmp_path: Pat
         run(strict, scenario)
     finally:
         strict.stop()
+
+
+# A write tool of each other group with an argument its service refuses. Every call names
+# a new session and a hook_session: a refused write may write neither.
+REFUSED: list[tuple[str, dict[str, Any], str]] = [
+    ("comment_add", {"body": " "}, "body is empty"),
+    ("comment_add", {"body": "hi", "in_reply_to": 999}, "is not on"),
+    ("comment_ack", {"comment_ids": [999]}, "Unknown comment #999"),
+    ("plan_set", {"steps": [{"title": " "}]}, "has no title"),
+    ("plan_step_update", {"step": 4, "status": "done"}, "has no plan yet"),
+    ("plan_accept", {}, "has no plan to accept"),
+    ("review_steps_set", {"steps": [{"title": " "}]}, "has no title"),
+    ("review_step_update", {"step": 4, "status": "open"}, "has no Owner check yet"),
+    ("attach_file", {"content_base64": "aGVsbG8="}, "is not a PNG"),
+    ("task_unbind_session", {"reason": "x" * 5000}, "reason is at most"),
+]
+
+
+def test_refused_writes_of_every_group_leave_sessions_and_the_event_log_unchanged(
+    tmp_path: Path,
+) -> None:
+    server = RelaybayServer(home=tmp_path / "home")
+    server.start()
+    try:
+
+        async def scenario(agent: Agent) -> None:
+            await new_project(agent, "groups")
+            key = await new_task(agent, "groups")
+            before = rows(server)
+            for n, (tool, args, says) in enumerate(REFUSED):
+                who = {"session": f"newcomer-{n}", "hook_session": f"cc-{n}"}
+                text = await agent.err(tool, task=key, **args, **who)
+                assert says in text, f"{tool}: {text}"
+                assert rows(server) == before, f"{tool} changed the database when refused"
+            text = await agent.err(
+                "attachment_caption", attachment=999, caption="x", session="newcomer-x"
+            )
+            assert "No attachment #999" in text
+            assert rows(server) == before, "attachment_caption changed the database when refused"
+
+        run(server, scenario)
+    finally:
+        server.stop()

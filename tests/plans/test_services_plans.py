@@ -12,6 +12,7 @@ from plans.models import PlanRevision, PlanStep
 from sessions import services as session_services
 from tasks import extensions
 from tasks.events import describe
+from tasks.extensions import CallerRef
 from tasks.models import Event, Task
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task, reload
 
@@ -412,7 +413,7 @@ def test_details_of_a_step_can_be_edited_and_cleared() -> None:
 def test_plan_accept_records_who_and_when() -> None:
     task = make_task()
     set_plan(task, ["A"])
-    services.plan_accept(key=task.key, actor="coordinator", session_id=None)
+    services.plan_accept(key=task.key, actor="coordinator")
     task = reload(task)
     assert task.plan_status == "accepted"
     assert task.plan_accepted_by == "coordinator"
@@ -430,14 +431,12 @@ def test_plan_accept_records_who_and_when() -> None:
 def test_plan_accept_is_refused_for_the_session_bound_to_the_task() -> None:
     task = make_task()
     set_plan(task, ["A"])
-    bound = session_services.task_bind_session(task=task, session="worker", actor=ACTOR).session
+    session_services.task_bind_session(task=task, session="worker", actor=ACTOR)
     with pytest.raises(Forbidden, match=r"bound to your session \(worker\)"):
-        services.plan_accept(key=task.key, actor="worker", session_id=bound.id)
+        services.plan_accept(key=task.key, actor=CallerRef(session="worker"))
     assert reload(task).plan_status == "draft"
-    other = session_services.task_bind_session(
-        task=make_task(), session="coordinator", actor=ACTOR
-    ).session
-    services.plan_accept(key=task.key, actor="coordinator", session_id=other.id)
+    session_services.task_bind_session(task=make_task(), session="coordinator", actor=ACTOR)
+    services.plan_accept(key=task.key, actor=CallerRef(session="coordinator"))
     assert reload(task).plan_status == "accepted"
 
 

@@ -20,6 +20,7 @@ from sessions.hook_service import hook_event
 from sessions.models import Session
 from tasks import services
 from tasks.events import describe
+from tasks.extensions import CallerRef
 from tasks.models import Comment, Event, Task
 from tasks.selectors import comments as sel
 from tasks.selectors import events_since
@@ -207,7 +208,7 @@ def test_mark_replies_read_marks_them_and_is_a_no_op_when_none_are_unread():
 
 def test_an_agent_reply_is_unread_and_its_author_is_the_calling_session():
     task, alice = setup_bound()
-    c = services.comment_add(key=task.key, body="On it.", actor="alice", session_id=alice.id).obj
+    c = services.comment_add(key=task.key, body="On it.", actor=CallerRef(session="alice")).obj
     c = fresh(c)
     assert (c.author_kind, c.author_name, c.author_session_id) == ("agent", "alice", alice.id)
     assert c.read_at is None
