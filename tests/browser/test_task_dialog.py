@@ -40,7 +40,7 @@ def create(server: RelaybayServer, slug: str, title: str, **fields: Any) -> str:
 
 
 def version(server: RelaybayServer, key: str) -> int:
-    text = agent(server, "task_get", task=key)
+    text = call_tool(server.base_url, server.token, "task_get", {"task": key})
     return int(re.search(r"· version (\d+) ·", text).group(1))
 
 
