@@ -1,20 +1,38 @@
 """Each service emits exactly the event kinds and payload keys it should (docs/architecture.md §8).
 
 The Activity feed, events_since and the SSE summary describe events from the payload alone,
-so a payload that loses a key breaks them silently; these tests pin every shape.
+so a payload that loses a key breaks them silently; these tests pin every shape. Every kind
+of the catalogue has one contract case below (a kind without one fails), which also reads
+its line back from events_since and the Activity feed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import base64
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
+from plans import services as plan_services
+from reviews import services as review_services
+from sessions import hook_service
+from sessions import services as session_services
+from sessions.hook_service import hook_event
+from sessions.models import Session
 from tasks import services
 from tasks.events import KINDS, describe
-from tasks.models import Event, Task
+from tasks.models import Comment, Event, Task
+from tasks.render_md import event_line
+from tasks.selectors import events_since
+from tasks.selectors.activity import activity_page, parse_filters
+from tests.reviews import images
+from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -212,3 +230,369 @@ def test_every_event_row_names_its_project_and_task_when_it_has_one():
     for event in Event.objects.filter(kind__startswith="task."):
         assert event.project_id == task.project_id
         assert event.task_id == task.id
+
+
+# --- one contract case per kind of the catalogue -------------------------------------------
+#
+# Each case arranges what its service needs, calls the real service on the real SQLite
+# database and names the events the call appends (kind and exactly the payload keys the
+# service's docstring documents, in order) and what the kind's one-line text must name.
+# test_every_kind_of_the_catalogue_has_a_contract_case fails on a kind added without one.
+
+ALICE_CC = "78a6a9df-545d-4090-8a48-00105ebe22e7"  # the print-mode hook captures
+DESKTOP = "local_1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+
+
+@dataclass(frozen=True)
+class Case:
+    call: Callable[[], Any]
+    events: list[tuple[str, frozenset[str]]]
+    names: str  # what the kind's one-line description must name
+
+
+CASES: dict[str, Callable[[], Case]] = {}
+
+
+def contract(kind: str) -> Callable[[Callable[[], Case]], Callable[[], Case]]:
+    def register(arrange: Callable[[], Case]) -> Callable[[], Case]:
+        assert kind not in CASES, f"two contract cases for {kind}"
+        CASES[kind] = arrange
+        return arrange
+
+    return register
+
+
+def bound_to_alice(task: Task | None = None) -> tuple[Task, Session]:
+    """A task bound to the named session alice, whose agent linked its Claude Code id."""
+    task = task or make_task(make_project(repo_path=CWD), title="Login with 2FA")
+    alice = session_services.session_touch(
+        session="alice", hook_session=ALICE_CC, actor=ACTOR
+    ).session
+    session_services.task_bind_session(task=task, session="alice", actor=ACTOR)
+    return task, alice
+
+
+def hook(name: str) -> Callable[[], Any]:
+    return partial(hook_event, payload=payload(name), actor=ACTOR)
+
+
+def owner_comment(task: Task, body: str = "Please check the login") -> Comment:
+    return services.owner_comment_add(key=task.key, body=body, actor=ACTOR).obj
+
+
+def with_plan(task: Task) -> Task:
+    plan_services.plan_set(key=task.key, steps=["Write the form", "Wire 2FA"], actor=ACTOR)
+    return task
+
+
+def with_checklist(task: Task, *titles: str) -> Task:
+    review_services.review_steps_set(key=task.key, steps=list(titles), actor=ACTOR)
+    return task
+
+
+def screenshot(task: Task) -> int:
+    return review_services.attach_file(key=task.key, actor=ACTOR, content=images.GIF).obj.id
+
+
+REVIEW_STEP = keys("position", "title", "status", "by")
+DECIDED_STEP = keys("position", "title", "status", "by", "previous", "comment_id")
+COMMENT_ADDED = keys("comment_id", "author", "author_kind", "excerpt", "in_reply_to", "session")
+
+
+@contract("project.created")
+def _() -> Case:
+    call = partial(services.project_upsert, slug="acme-shop", actor=ACTOR)
+    return Case(call, [("project.created", keys("slug", "name"))], "acme-shop")
+
+
+@contract("project.updated")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(services.project_upsert, slug="acme-shop", name="Acme shop", actor=ACTOR)
+    return Case(call, [("project.updated", keys("slug", "fields"))], "name")
+
+
+@contract("task.created")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(services.task_create, project="acme-shop", title="Login with 2FA", actor=ACTOR)
+    return Case(call, [("task.created", keys("title", "stage", "fields"))], "Login with 2FA")
+
+
+@contract("task.updated")
+def _() -> Case:
+    task = make_task()
+    call = partial(services.task_update, key=task.key, actor=ACTOR, branch="login-2fa")
+    return Case(call, [("task.updated", keys("fields"))], "branch")
+
+
+@contract("task.stage_changed")
+def _() -> Case:
+    task = make_task(size="S")
+    call = partial(services.task_set_stage, key=task.key, stage="review", actor=ACTOR)
+    return Case(call, [("task.stage_changed", keys("from", "to", "stage"))], "review")
+
+
+@contract("task.session_bound")
+def _() -> Case:
+    task = make_task()
+    session_services.session_touch(session="alice", actor=ACTOR)  # known: no session.seen
+    call = partial(session_services.task_bind_session, task=task, session="alice", actor=ACTOR)
+    return Case(call, [("task.session_bound", keys("session", "previous"))], "alice")
+
+
+@contract("task.session_unbound")
+def _() -> Case:
+    task, _alice = bound_to_alice()
+    call = partial(session_services.task_unbind_session, task=task, actor=ACTOR, reason="done")
+    return Case(call, [("task.session_unbound", keys("session", "reason"))], "alice")
+
+
+@contract("task.tracker_unlogged")
+def _() -> Case:
+    task = logged()
+    call = partial(services.task_update, key=task.key, actor=ACTOR, progress="more work")
+    return Case(
+        call,
+        [("task.updated", keys("fields")), ("task.tracker_unlogged", keys("reason"))],
+        "tracker",
+    )
+
+
+@contract("report.added")
+def _() -> Case:
+    task = make_task(size="S")
+    call = partial(services.report_add, key=task.key, body="Login form done", actor=ACTOR)
+    return Case(
+        call, [("report.added", keys("summary", "state", "size", "report_id"))], "Login form done"
+    )
+
+
+@contract("decision.added")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(services.decision_add, project="acme-shop", text="Use SQLite", actor=ACTOR)
+    return Case(call, [("decision.added", keys("text", "decision_id"))], "Use SQLite")
+
+
+@contract("session.seen")
+def _() -> Case:
+    task = make_task()
+    call = partial(session_services.session_touch, session="alice", actor=ACTOR, task=task)
+    return Case(call, [("session.seen", keys("session", "kind", "title", "created"))], "alice")
+
+
+@contract("session.status_changed")
+def _() -> Case:
+    bound_to_alice()
+    return Case(
+        hook("UserPromptSubmit.print"),
+        [("session.status_changed", keys("session", "from", "to"))],
+        "alice",
+    )
+
+
+@contract("session.alias_added")
+def _() -> Case:
+    task = make_task()
+    session_services.task_bind_session(task=task, session=DESKTOP, actor=ACTOR)
+    call = partial(session_services.task_bind_session, task=task, session="bob", actor=ACTOR)
+    return Case(call, [("session.alias_added", keys("alias", "session"))], "bob")
+
+
+@contract("session.todo_updated")
+def _() -> Case:
+    bound_to_alice()
+    hook("UserPromptSubmit.print")()  # already working: the todo call changes no status
+    return Case(
+        hook("PostToolUse.TaskCreate"),
+        [("session.todo_updated", keys("session", "items", "in_progress"))],
+        "alice",
+    )
+
+
+@contract("comment.added")
+def _() -> Case:
+    task = make_task()
+    call = partial(services.owner_comment_add, key=task.key, body="Check Safari", actor=ACTOR)
+    return Case(call, [("comment.added", COMMENT_ADDED)], "Check Safari")
+
+
+@contract("comment.delivered")
+def _() -> Case:
+    task, alice = bound_to_alice()
+    comment = owner_comment(task)
+    call = partial(
+        services.comments_deliver,
+        comment_ids=[comment.id],
+        session_id=alice.id,
+        session_name=alice.name,
+        via="hook",
+        actor=ACTOR,
+    )
+    return Case(call, [("comment.delivered", keys("comment_id", "session", "via"))], "alice")
+
+
+@contract("comment.read")
+def _() -> Case:
+    comment = owner_comment(make_task())
+    call = partial(services.comment_ack, actor=ACTOR, comment_ids=[comment.id])
+    return Case(
+        call,
+        [("comment.read", keys("comment_ids", "author_kind", "by", "reason"))],
+        f"#{comment.id}",
+    )
+
+
+@contract("plan.set")
+def _() -> Case:
+    task = make_task()
+    call = partial(plan_services.plan_set, key=task.key, steps=["Write the form"], actor=ACTOR)
+    plan = keys("steps", "status", "previous_status", "titles_changed", "reason")
+    return Case(call, [("plan.set", plan)], "plan set")
+
+
+@contract("plan.step_updated")
+def _() -> Case:
+    task = with_plan(make_task())
+    call = partial(
+        plan_services.plan_step_update, key=task.key, step=1, status="in_progress", actor=ACTOR
+    )
+    step = keys("position", "title", "status", "previous", "conformance", "outcome")
+    return Case(call, [("plan.step_updated", step)], "Write the form")
+
+
+@contract("plan.accepted")
+def _() -> Case:
+    task = with_plan(make_task())
+    call = partial(plan_services.plan_accept, key=task.key, actor=ACTOR)
+    return Case(call, [("plan.accepted", keys("by"))], "plan accepted")
+
+
+@contract("review.step_added")
+def _() -> Case:
+    task = make_task()
+    call = partial(
+        review_services.review_steps_set, key=task.key, steps=["Login with 2FA"], actor=ACTOR
+    )
+    return Case(call, [("review.step_added", REVIEW_STEP)], "Login with 2FA")
+
+
+@contract("review.step_updated")
+def _() -> Case:
+    task = with_checklist(make_task(), "Login with 2FA")
+    call = partial(
+        review_services.review_step_update,
+        key=task.key,
+        step=1,
+        title="Login with a code",
+        actor=ACTOR,
+    )
+    return Case(call, [("review.step_updated", REVIEW_STEP | keys("previous"))], "with a code")
+
+
+@contract("review.step_removed")
+def _() -> Case:
+    task = with_checklist(make_task(), "Login with 2FA", "Logout")
+    call = partial(
+        review_services.review_steps_set, key=task.key, steps=["Login with 2FA"], actor=ACTOR
+    )
+    return Case(call, [("review.step_removed", REVIEW_STEP)], "Logout")
+
+
+@contract("review.step_accepted")
+def _() -> Case:
+    task = with_checklist(make_task(), "Login with 2FA")
+    call = partial(
+        review_services.review_step_decide, key=task.key, step=1, decision="accept", actor=ACTOR
+    )
+    return Case(
+        call,
+        [("comment.added", COMMENT_ADDED), ("review.step_accepted", DECIDED_STEP)],
+        "Login with 2FA",
+    )
+
+
+@contract("review.step_rejected")
+def _() -> Case:
+    task = with_checklist(make_task(), "Login with 2FA")
+    call = partial(
+        review_services.review_step_decide,
+        key=task.key,
+        step=1,
+        decision="reject",
+        comment="Fails on Safari",
+        actor=ACTOR,
+    )
+    return Case(
+        call,
+        [("comment.added", COMMENT_ADDED), ("review.step_rejected", DECIDED_STEP)],
+        "Login with 2FA",
+    )
+
+
+@contract("attachment.added")
+def _() -> Case:
+    task = with_checklist(make_task(), "Login with 2FA")
+    call = partial(
+        review_services.attach_file,
+        key=task.key,
+        actor=ACTOR,
+        content_base64=base64.b64encode(images.WEBP).decode(),
+        step=1,
+        caption="The code prompt",
+    )
+    added = keys("attachment_id", "step", "caption", "original_name")
+    return Case(call, [("attachment.added", added)], "screenshot #")
+
+
+@contract("attachment.updated")
+def _() -> Case:
+    number = screenshot(make_task())
+    call = partial(
+        review_services.attachment_caption, attachment=number, caption="New", actor=ACTOR
+    )
+    return Case(call, [("attachment.updated", keys("attachment_id", "caption"))], f"#{number}")
+
+
+@contract("attachment.removed")
+def _() -> Case:
+    number = screenshot(make_task())
+    call = partial(review_services.attachment_remove, attachment=number, actor=ACTOR)
+    return Case(call, [("attachment.removed", keys("attachment_id"))], f"#{number}")
+
+
+def test_every_kind_of_the_catalogue_has_a_contract_case():
+    assert sorted(KINDS - set(CASES)) == [], "add a @contract case for these kinds"
+    assert sorted(set(CASES) - KINDS) == [], "contract cases for kinds not in the catalogue"
+
+
+RAW = re.compile(r"[{}\[\]]|\bNone\b|\bTrue\b|\bFalse\b|''|\"\"")
+
+
+@pytest.fixture
+def _quiet_hooks() -> Iterator[None]:
+    """Hook cases start with no activity pending from another test (its clock is global)."""
+    hook_service.activity_clock.clear()
+    yield
+    hook_service.activity_clock.clear()
+
+
+@pytest.mark.usefixtures("_quiet_hooks")
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_each_kind_comes_from_its_service_with_its_keys_and_a_plain_line(kind: str):
+    case = CASES[kind]()
+    first = Event.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    assert emitted(case.call) == case.events
+    event = Event.objects.filter(id__gt=first, kind=kind).get()
+    # The same line in events_since, its markdown answer and the Activity feed (§2, §3).
+    line = next(e for e in events_since(first, limit=500) if e.id == event.id)
+    assert line.text == describe(kind, event.payload)
+    assert f"{kind} " in event_line(line, timezone.now())
+    assert line.text in event_line(line, timezone.now())
+    rows = activity_page(parse_filters(None, kind)).rows
+    assert [r.text for r in rows if r.id == event.id] == [line.text]
+    assert line.text.strip(), f"{kind} has an empty line"
+    assert case.names in line.text, f"{kind}: {line.text!r} does not name {case.names!r}"
+    assert not RAW.search(line.text), f"{kind}: raw payload in {line.text!r}"
+    assert json.dumps(event.payload) not in line.text
