@@ -28,7 +28,7 @@ from core import live, security  # noqa: E402
 from core.mcp import transport_security  # noqa: E402
 from relaybay_site.mcp_server import build_server  # noqa: E402
 from sessions import hooks, wake  # noqa: E402
-from sessions.hook_service import flush_pending_activity  # noqa: E402
+from sessions.activity import flush_pending_activity  # noqa: E402
 
 Scope = dict[str, Any]
 _flush_activity = sync_to_async(flush_pending_activity, thread_sensitive=True)

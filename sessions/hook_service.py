@@ -5,15 +5,13 @@ the activity coalescing, so a change is never lost), write the hook status, unbi
 SessionEnd, then compose the answer (sessions.hook_answer: the SessionStart line, the
 context providers, the Stop handlers under the generic Stop rules).
 
-Lives beside sessions/services.py rather than in it: that module is shared with the
-board's binding work and is near its size cap; the private steps it shares with this one
-(`_take_over`, `_status_events`, `_close`) are imported from it.
+Lives beside the session services (sessions/services/) rather than among them: the steps
+it shares with them (`_take_over`, `_status_events`, `_close`) are in
+sessions/services/_steps.py, and the 5 s activity window is sessions/activity.py.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core import actor as actors
+from sessions import activity as window
 from sessions import hook_answer, linking, todo_capture
 from sessions.fields import _CC_ID
 from sessions.hook_answer import HookAnswer, HookCall
@@ -39,13 +38,12 @@ from sessions.models import (
     Session,
     TaskBinding,
 )
-from sessions.services import HOOK_STATE_FIELDS, _close, _status_events, _take_over
+from sessions.services._steps import HOOK_STATE_FIELDS, _close, _status_events, _take_over
 from tasks.events import EventKind, record_event
 from tasks.models import Event
 
 ACTIVITY_MAX = 200
 NOTIFICATION_MAX = 120
-ACTIVITY_EVERY = 5.0  # seconds: a working session's activity is written at most this often
 SESSION_END_REASON = "session_end"
 # SessionEnd reasons after which the session lives on (§4): /clear and /resume.
 KEEPS_BINDINGS = frozenset({"clear", "resume"})
@@ -75,81 +73,6 @@ STATUS: dict[str, Callable[[Mapping[str, Any]], tuple[str, str]]] = {
     "SessionEnd": lambda p: (ENDED, _cut(f"ended ({_str(p, 'reason') or '?'})", 200)),
 }
 HANDLED = frozenset(STATUS)
-
-
-@dataclass(frozen=True)
-class PendingActivity:
-    """The latest activity of a working session that arrived inside its write window."""
-
-    activity: str
-    at: datetime
-    cwd: str
-
-
-class ActivityClock:
-    """When each session's activity was last written (in memory: one server process).
-
-    A working session that stays working is written at most once per ACTIVITY_EVERY
-    seconds (§4: "the latest wins"). An event inside the window is kept as the session's
-    pending activity, replacing any older one, and `flush_pending_activity` writes it when
-    the window ends — the hook endpoint schedules that, and the server flushes what is left
-    when it stops. A status change is always written at once (and drops what was pending).
-    """
-
-    def __init__(self, every: float = ACTIVITY_EVERY, clock: Callable[[], float] = time.monotonic):
-        self.every = every
-        self.clock = clock
-        self._written: dict[int, float] = {}
-        self._pending: dict[int, PendingActivity] = {}
-        self._lock = threading.Lock()
-
-    def due(self, session_id: int) -> bool:
-        with self._lock:
-            last = self._written.get(session_id)
-        return last is None or self.clock() - last >= self.every
-
-    def written(self, session_id: int) -> None:
-        now = self.clock()
-        with self._lock:
-            if len(self._written) > 10_000:  # forget sessions quiet for a whole window
-                self._written = {k: v for k, v in self._written.items() if now - v < self.every}
-            self._written[session_id] = now
-            self._pending.pop(session_id, None)
-
-    def hold(self, session_id: int, pending: PendingActivity) -> float:
-        """Keep the latest activity of the window; the seconds until the window ends."""
-        with self._lock:
-            self._pending[session_id] = pending
-            last = self._written.get(session_id, self.clock())
-        return max(0.0, last + self.every - self.clock())
-
-    def next_due_in(self) -> float | None:
-        """Seconds until the first pending activity's window ends; None when none waits."""
-        now = self.clock()
-        with self._lock:
-            ends = [self._written.get(sid, now) + self.every for sid in self._pending]
-        return max(0.0, min(ends) - now) if ends else None
-
-    def take_due(self, *, all_of_them: bool = False) -> dict[int, PendingActivity]:
-        """The pending activities whose window has ended (or all, when the server stops)."""
-        now = self.clock()
-        with self._lock:
-            due = {
-                sid: p
-                for sid, p in self._pending.items()
-                if all_of_them or now - self._written.get(sid, now) >= self.every
-            }
-            for sid in due:
-                del self._pending[sid]
-        return due
-
-    def clear(self) -> None:
-        with self._lock:
-            self._written.clear()
-            self._pending.clear()
-
-
-activity_clock = ActivityClock()
 
 
 @dataclass(frozen=True)
@@ -215,33 +138,8 @@ def hook_event(
         answer=answer.to_json(event),
         session=session,
         events=tuple(events),
-        flush_in=activity_clock.next_due_in(),
+        flush_in=window.activity_clock.next_due_in(),
     )
-
-
-def flush_pending_activity(*, all_of_them: bool = False) -> float | None:
-    """Write each working session's latest activity whose write window has ended (§4 "the
-    latest wins"); `all_of_them` when the server stops. Returns the seconds until the next
-    pending one is due (None when none waits), for the caller to come back then.
-
-    One transaction per session, like the hook event that would have written it. A session
-    whose status changed meanwhile was written at once and holds nothing pending; one that
-    is no longer working keeps its newer state.
-    """
-    for session_id, pending in activity_clock.take_due(all_of_them=all_of_them).items():
-        with transaction.atomic():
-            session = Session.objects.filter(pk=session_id, hook_status=WORKING).first()
-            if session is None or (session.activity_at and session.activity_at > pending.at):
-                continue
-            session.activity = pending.activity
-            session.activity_at = pending.at
-            fields = ["activity", "activity_at"]
-            if pending.cwd and pending.cwd != session.cwd:
-                session.cwd = pending.cwd
-                fields.append("cwd")
-            session.save(update_fields=fields)
-        activity_clock.written(session_id)
-    return activity_clock.next_due_in()
 
 
 def _valid_id(value: Any) -> bool:
@@ -321,10 +219,10 @@ def _write_status(
 ) -> list[Event]:
     status, activity = STATUS[event](payload)
     changed = at_once or status != before or session.hook_status != status
-    if not changed and status == WORKING and not activity_clock.due(session.pk):
+    if not changed and status == WORKING and not window.activity_clock.due(session.pk):
         # Inside the window: the latest is kept and written when the window ends (§4).
-        pending = PendingActivity(activity, now, _str(payload, "cwd")[:1000])
-        activity_clock.hold(session.pk, pending)
+        pending = window.PendingActivity(activity, now, _str(payload, "cwd")[:1000])
+        window.activity_clock.hold(session.pk, pending)
         return []
     session.hook_status = status
     session.activity = activity
@@ -335,7 +233,7 @@ def _write_status(
         session.cwd = cwd
         fields.append("cwd")
     session.save(update_fields=fields)
-    activity_clock.written(session.pk)
+    window.activity_clock.written(session.pk)
     return _status_events(session, before, actor) if status != before else []
 
 

@@ -16,9 +16,10 @@ import logging
 from asgiref.sync import sync_to_async
 
 from core.security import headers_of
+from sessions.activity import flush_pending_activity
 from sessions.asgi_io import Receive, Scope, Send, answer, answer_json, parse_object, read_body
 from sessions.asgi_io import refuse as _refuse
-from sessions.hook_service import flush_pending_activity, hook_event
+from sessions.hook_service import hook_event
 
 log = logging.getLogger("relaybay.hooks")
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from plans import services as plan_services
 from reviews import services as review_services
-from sessions import hook_service
+from sessions import activity
 from sessions import services as session_services
 from sessions.hook_service import hook_event
 from sessions.models import Session
@@ -573,9 +573,9 @@ RAW = re.compile(r"[{}\[\]]|\bNone\b|\bTrue\b|\bFalse\b|''|\"\"")
 @pytest.fixture
 def _quiet_hooks() -> Iterator[None]:
     """Hook cases start with no activity pending from another test (its clock is global)."""
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 @pytest.mark.usefixtures("_quiet_hooks")

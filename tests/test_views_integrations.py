@@ -25,7 +25,7 @@ from core.security import COOKIE_NAME, current_token
 from core.tokens import mcp_add_command
 from relaybay_site.setup.entries import EVENTS, is_relaybay_hook, server_target
 from relaybay_site.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan, write_plan
-from sessions import hook_service
+from sessions import activity
 from sessions.hook_service import hook_event
 from tests.sessions.hook_payloads import CWD, payload
 from tests.support.server import write_fake_claude
@@ -47,9 +47,9 @@ EVIL = "<script>alert(1)</script>"
 
 @pytest.fixture(autouse=True)
 def _fresh_activity_clock() -> Iterator[None]:
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 @pytest.fixture

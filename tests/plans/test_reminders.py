@@ -15,7 +15,7 @@ import pytest
 from core.config import Config
 from plans import reminders
 from plans import services as plan_services
-from sessions import hook_answer, hook_service
+from sessions import activity, hook_answer
 from sessions import services as session_services
 from sessions.hook_answer import HookAnswer, HookCall
 from sessions.hook_service import HookResult, hook_event
@@ -39,10 +39,10 @@ ADDRESS_STEPS = [
 @pytest.fixture(autouse=True)
 def _fresh_state() -> Iterator[None]:
     reminders.state.clear()
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
     reminders.state.clear()
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 @pytest.fixture

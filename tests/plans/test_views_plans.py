@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from core import tokens
 from core.security import COOKIE_NAME, current_token
 from plans import panels, services
-from sessions import hook_service
+from sessions import activity
 from sessions import services as session_services
 from sessions.hook_service import hook_event
 from tasks.models import Event, Task
@@ -36,9 +36,9 @@ def web(client):
 
 @pytest.fixture(autouse=True)
 def _fresh_clock() -> Any:
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 def write_headers(htmx: bool = False, csrf: bool = True) -> dict[str, str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from reviews import services
-from sessions import hook_service
+from sessions import activity
 from sessions import services as session_services
 from sessions.hook_service import HookResult, hook_event
 from tasks.models import Comment, Task
@@ -27,9 +27,9 @@ STEPS = ["Open the shop", "Login with 2FA", "Checkout"]
 
 @pytest.fixture(autouse=True)
 def _fresh_clock() -> Iterator[None]:
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 def post_bash() -> str:

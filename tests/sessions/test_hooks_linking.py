@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from relaybay_site.setup.entries import Target, http_hook
-from sessions import hook_service, linking, selectors, services
+from sessions import activity, linking, selectors, services
 from sessions.hook_service import HookResult, hook_event
 from sessions.models import Session, TaskBinding
 from tasks.models import Event, Project, Task
@@ -31,9 +31,9 @@ CLEARED = "430009dd-5530-4fbd-8d18-5c78bdf50673"  # SessionStart.clear.interacti
 
 @pytest.fixture(autouse=True)
 def _fresh_activity_clock() -> Any:
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 def hook(name: str, headers: dict[str, str] | None = None, **changes: Any) -> HookResult:

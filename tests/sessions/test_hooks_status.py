@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from sessions import hook_answer, hook_service, selectors, services
+from sessions import activity, hook_answer, hook_service, selectors, services
+from sessions.activity import ActivityClock
 from sessions.hook_answer import HookAnswer, HookCall
-from sessions.hook_service import ActivityClock, HookResult, hook_event
+from sessions.hook_service import HookResult, hook_event
 from sessions.models import Session, TaskBinding
 from tasks.events import KINDS, describe
 from tasks.models import Event, Task
@@ -34,7 +35,7 @@ class FakeClock:
 @pytest.fixture(autouse=True)
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     fake = FakeClock()
-    monkeypatch.setattr(hook_service, "activity_clock", ActivityClock(clock=fake))
+    monkeypatch.setattr(activity, "activity_clock", ActivityClock(clock=fake))
     return fake
 
 
@@ -207,10 +208,10 @@ def test_the_latest_activity_of_a_window_is_written_when_the_window_ends(clock):
     assert fresh(session).activity == "prompt"  # still inside the window: nothing written
     assert result.flush_in == pytest.approx(3.0)  # the endpoint comes back then
 
-    assert hook_service.flush_pending_activity() == pytest.approx(3.0)  # not due yet
+    assert activity.flush_pending_activity() == pytest.approx(3.0)  # not due yet
     assert fresh(session).activity == "prompt"
     clock.now += 3
-    assert hook_service.flush_pending_activity() is None  # written, nothing left
+    assert activity.flush_pending_activity() is None  # written, nothing left
     s = fresh(session)
     assert (s.hook_status, s.activity) == ("working", "Edit")
 
@@ -222,7 +223,7 @@ def test_a_pending_activity_never_overwrites_a_newer_status(clock):
     clock.now += 1
     hook("Stop.first", session_id=session.cc_session_id)  # idle, written at once
     clock.now += 10
-    assert hook_service.flush_pending_activity(all_of_them=True) is None
+    assert activity.flush_pending_activity(all_of_them=True) is None
     assert fresh(session).hook_status == "idle"
     assert fresh(session).activity != "Edit"
 
@@ -231,7 +232,7 @@ def test_the_server_stopping_writes_what_is_pending(clock):
     session = hook("PreToolUse.Bash").session
     clock.now += 1
     hook("PostToolUse.Bash", tool_name="Edit")
-    hook_service.flush_pending_activity(all_of_them=True)
+    activity.flush_pending_activity(all_of_them=True)
     assert fresh(session).activity == "Edit"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from sessions import hook_answer, hook_service
+from sessions import activity, hook_answer
 from sessions.hook_answer import HookCall, StopRequest, stop_may_block
 from sessions.hook_service import HookResult, hook_event
 from sessions.models import Session
@@ -25,7 +25,7 @@ CC_ID = "40f76e57-78f2-4a22-82d2-11206736c928"  # Stop.first, Stop.after_block
 def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hook_answer, "_stop_handlers", [])
     monkeypatch.setattr(hook_answer, "_providers", [])
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 class Wanting:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sessions import hook_service, selectors, services
+from sessions import activity, selectors, services
 from sessions.hook_service import HookResult, hook_event
 from sessions.models import Session, SessionTodo
 from tasks import extensions
@@ -23,9 +23,9 @@ DESKTOP = "local_1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 
 @pytest.fixture(autouse=True)
 def _fresh_clock() -> Any:
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 def hook(name: str, **changes: Any) -> HookResult:

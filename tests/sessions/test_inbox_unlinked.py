@@ -7,7 +7,7 @@ from django.test import Client
 
 from core import tokens
 from core.security import COOKIE_NAME, current_token
-from sessions import hook_service
+from sessions import activity
 from sessions.hook_service import hook_event
 from sessions.inbox import unlinked_group
 from tests.sessions.hook_payloads import CWD, payload
@@ -18,9 +18,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _fresh_activity_clock():
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 def _ambiguous_hook_session():

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import InvalidField
-from sessions import hook_service, selectors, services
+from sessions import activity, hook_service, selectors, services
 from sessions.extensions import resolve_caller, task_line_suffixes, task_section
 from sessions.models import Session, SessionAlias, TaskBinding
 from tasks.models import Event, Task
@@ -36,7 +36,7 @@ def events(kind: str) -> list[Event]:
 
 def guessed_hook_row(cc_id: str, event: str = "PostToolUse", **fields: object) -> Session:
     """A hook row as §4 step 5 leaves it (kind hook, linked by guess), made by the hooks."""
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     body = {"session_id": cc_id, "hook_event_name": event, "cwd": "/home/dev/acme-shop"}
     body.update({"tool_name": "Edit", **fields})
     row = hook_service.hook_event(payload=body).session

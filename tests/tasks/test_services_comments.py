@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from core.errors import InvalidField, NotFound
-from sessions import comment_delivery, hook_answer, hook_service
+from sessions import activity, comment_delivery, hook_answer
 from sessions import services as session_services
 from sessions.hook_service import hook_event
 from sessions.models import Session
@@ -36,9 +36,9 @@ STRANGER_CC = "f11e0ae8-da13-46f8-8af2-fe0033a8fe55"
 
 @pytest.fixture(autouse=True)
 def _fresh_activity_clock() -> Iterator[None]:
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
     yield
-    hook_service.activity_clock.clear()
+    activity.activity_clock.clear()
 
 
 # --- helpers ---------------------------------------------------------------------------------

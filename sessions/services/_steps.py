@@ -1,0 +1,184 @@
+"""Steps the session writes share, run inside the caller's transaction: resolving who a
+session is, linking a Claude Code id exactly, taking a session over, closing a binding.
+
+Used by the services beside this module and by the hook path (sessions/hook_service.py),
+which is why they live apart from any one service.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sessions.fields import Ident
+from sessions.models import (
+    ENDED,
+    KIND_DESKTOP,
+    KIND_HOOK,
+    KIND_NAMED,
+    LINK_AGENT,
+    Session,
+    SessionAlias,
+    SessionTodo,
+    TaskBinding,
+)
+from tasks.events import EventKind, record_event
+from tasks.models import Event, Task
+
+# The hook state a session takes over with a Claude Code id (saved together, §4 step 2).
+HOOK_STATE_FIELDS = (
+    "unlinked_reason",
+    "hook_status",
+    "activity",
+    "activity_at",
+    "cwd",
+    "stop_blocks",
+)
+
+
+def _resolve(
+    ident: Ident, title: str | None, *, actor: str, task: Task | None, now: datetime
+) -> tuple[Session, bool, list[Event]]:
+    """The session an identity names, created if new, with its title updated when given.
+
+    A session.seen event only when a session is created or its title changes — not on
+    every call: agents pass `session` on every write and the log must not fill with noise.
+    """
+    if ident.kind == KIND_DESKTOP:
+        found = Session.objects.filter(desktop_id=ident.name).first()
+    else:
+        alias = SessionAlias.objects.select_related("session").filter(name=ident.name).first()
+        found = (
+            alias.session
+            if alias
+            else Session.objects.filter(kind=KIND_NAMED, name=ident.name).first()
+        )
+    created = found is None
+    if found is None:
+        found = Session.objects.create(
+            name=ident.name,
+            kind=ident.kind,
+            desktop_id=ident.name if ident.kind == KIND_DESKTOP else None,
+            title=title or "",
+            created_at=now,
+        )
+    elif title is not None and title != found.title:
+        found.title = title
+        found.save(update_fields=["title"])
+    else:
+        return found, False, []
+    event = record_event(
+        EventKind.SESSION_SEEN,
+        project=task.project if task else None,
+        task=task,
+        actor=actor,
+        payload={
+            "session": found.name,
+            "kind": found.kind,
+            "title": found.title,
+            "created": created,
+        },
+    )
+    return found, created, [event]
+
+
+def _mark_seen(session: Session, now: datetime) -> None:
+    # A plain column update, no event: "last seen" is a board detail, not log material.
+    Session.objects.filter(pk=session.pk).update(last_seen_at=now)
+    session.last_seen_at = now
+
+
+def _link_exact(
+    session: Session, cc_id: str, *, actor: str, now: datetime, events: list[Event]
+) -> list[str]:
+    """Link a Claude Code session id exactly to `session` (§4 step 2); notes for the answer."""
+    if session.cc_session_id == cc_id:
+        if not session.cc_exact or session.cc_link != LINK_AGENT:
+            session.cc_exact = True
+            session.cc_link = LINK_AGENT
+            session.save(update_fields=["cc_exact", "cc_link"])
+        return []
+    holder = Session.objects.filter(cc_session_id=cc_id).first()
+    before = session.hook_status
+    if holder is not None:
+        if holder.cc_exact and holder.hook_status != ENDED:
+            return [
+                f"Warning: hook_session {cc_id} belongs to another session ({holder.name}); "
+                "not relinked."
+            ]
+        _take_over(holder, session)
+    else:
+        session.stop_blocks = 0  # a new Claude Code id: a new turn count
+    session.cc_session_id = cc_id
+    session.cc_exact = True
+    session.cc_link = LINK_AGENT
+    session.unlinked_reason = ""
+    session.save(update_fields=["cc_session_id", "cc_exact", "cc_link", *HOOK_STATE_FIELDS])
+    if session.hook_status != before:
+        events += _status_events(session, before, actor)
+    return []
+
+
+def _take_over(holder: Session, session: Session) -> None:
+    """The id's previous holder hands its hook state over (the state is the process's).
+
+    A row the hooks created by guess (kind hook, not exact) is removed, its bindings
+    moving to `session`; any other holder (a guessed or ended link) just loses the id.
+    The todo written under the id moves too (§4 Todo capture). The caller saves
+    `session` with HOOK_STATE_FIELDS.
+    """
+    session.hook_status = holder.hook_status
+    session.activity = holder.activity
+    session.activity_at = holder.activity_at
+    session.cwd = holder.cwd or session.cwd
+    session.stop_blocks = holder.stop_blocks
+    session.unlinked_reason = ""
+    SessionTodo.objects.filter(session=session, cc_session_id=holder.cc_session_id).delete()
+    SessionTodo.objects.filter(session=holder, cc_session_id=holder.cc_session_id).update(
+        session=session
+    )
+    if holder.kind == KIND_HOOK and not holder.cc_exact:
+        TaskBinding.objects.filter(session=holder).update(session=session)
+        holder.delete()
+        return
+    holder.cc_session_id = None
+    holder.cc_exact = False
+    holder.cc_link = ""
+    holder.hook_status = ""
+    holder.activity = ""
+    holder.activity_at = None
+    holder.stop_blocks = 0
+    holder.save(
+        update_fields=[
+            "cc_session_id",
+            "cc_exact",
+            "cc_link",
+            "hook_status",
+            "activity",
+            "activity_at",
+            "stop_blocks",
+        ]
+    )
+
+
+def _status_events(session: Session, before: str, actor: str) -> list[Event]:
+    """session.status_changed for each task bound to the session now (§4)."""
+    bindings = TaskBinding.objects.select_related("task__project").filter(
+        session=session, unbound_at__isnull=True
+    )
+    return [
+        record_event(
+            EventKind.SESSION_STATUS_CHANGED,
+            project=b.task.project,
+            task=b.task,
+            actor=actor,
+            payload={"session": session.name, "from": before, "to": session.hook_status},
+        )
+        for b in bindings
+    ]
+
+
+def _close(binding: TaskBinding, *, actor: str, reason: str, now: datetime) -> None:
+    binding.unbound_at = now
+    binding.unbound_by = actor
+    binding.unbind_reason = reason
+    binding.save(update_fields=["unbound_at", "unbound_by", "unbind_reason"])

@@ -1,0 +1,61 @@
+"""session_touch: who is calling a write tool, resolved inside that write (§1, §4 step 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from sessions.fields import parse_hook_session, parse_session, parse_title
+from sessions.models import (
+    Session,
+)
+from sessions.services._steps import _link_exact, _mark_seen, _resolve
+from tasks.models import Event, Task
+
+
+@dataclass(frozen=True)
+class TouchResult:
+    """The calling session (None when the write named none) and notes for the answer."""
+
+    session: Session | None
+    created: bool = False
+    notes: tuple[str, ...] = ()
+    events: tuple[Event, ...] = ()
+
+
+def session_touch(
+    *,
+    session: str | None,
+    session_title: str | None = None,
+    hook_session: str | None = None,
+    actor: str,
+    task: Task | None = None,
+) -> TouchResult:
+    """Resolve who is calling a write tool (its `session`, `session_title`, `hook_session`).
+
+    local_<uuid> → the desktop session (created if new; its title set when given); a plain
+    name → the session it is an alias of, else the named session (created if new).
+    hook_session links that Claude Code id exactly to the caller (§4 step 2). `task` only
+    places a session.seen event in the task's project feed.
+    """
+    ident = parse_session(session)
+    title = parse_title(session_title)
+    cc_id = parse_hook_session(hook_session)
+    if ident is None:
+        notes = ()
+        if cc_id:
+            notes = (
+                "Note: hook_session was not linked: pass session (your local_… id or your "
+                "name) with it.",
+            )
+        return TouchResult(session=None, notes=notes)
+    now = timezone.now()
+    with transaction.atomic():
+        found, created, events = _resolve(ident, title, actor=actor, task=task, now=now)
+        notes: list[str] = []
+        if cc_id:
+            notes += _link_exact(found, cc_id, actor=actor, now=now, events=events)
+        _mark_seen(found, now)
+    return TouchResult(session=found, created=created, notes=tuple(notes), events=tuple(events))
