@@ -631,8 +631,12 @@ def test_run_check_without_htmx_redirects_and_shows_the_items_once(web, quiet_po
     assert ("FAIL", "relaybay server", f"{quiet_port}: nothing listens") in rows
     port = quiet_port.rsplit(":", 1)[1]
     # Every failed item ends with the command that fixes it (issue 13 §5).
-    assert f'. Fix: <code class="ig-fix">relaybay serve --port {port}</code>' in html
-    assert '. Fix: <code class="ig-fix">relaybay setup --apply</code>' in html
+    # The fixes carry the flags of this server (its data folder, its port) to paste as is.
+    fixes = re.findall(r'\. Fix: <code class="ig-fix">([^<]*)</code>', html)
+    assert fixes[0].startswith("relaybay serve ")
+    assert fixes[0].endswith(f"--port {port}")
+    assert fixes[1].startswith("relaybay setup --apply ")
+    assert f"--port {port}" in fixes[1]
     assert html.count('class="ig-fix"') == 3
     # Nothing listens, no settings file, no ~/.claude.json: every item fails.
     assert [name for _, name, _ in rows] == [

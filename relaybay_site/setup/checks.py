@@ -14,13 +14,17 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shlex
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
+
 from core import tokens
+from core.config import default_home
 from relaybay_site.setup import detect, document
 from relaybay_site.setup.entries import (
     EVENTS,
@@ -36,8 +40,6 @@ HTTP_TIMEOUT = 5.0
 IMPORT_TIMEOUT = 15.0
 MCP_PROTOCOL_VERSION = "2025-11-25"
 HOOKS = "hooks in user settings"
-SETUP = "relaybay setup --apply"
-RESTART = "restart the server: stop it, then relaybay serve"
 DEFAULT_PORT = 8765
 CHECK_EVENT = "RelaybayCheck"  # an unknown hook_event_name: the endpoint ignores it (204)
 
@@ -108,11 +110,11 @@ def server_items(
     name = "relaybay server"
     if token is None:
         return [
-            Item(False, name, "no token file, so the server cannot be checked", "relaybay serve")
+            Item(False, name, "no token file, so the server cannot be checked", relaybay("serve"))
         ]
     if health is None:
         why = "something answers but not as relaybay" if reached else "nothing listens"
-        return [Item(False, name, f"{base_url}: {why}", _serve_command(base_url))]
+        return [Item(False, name, f"{base_url}: {why}", relaybay("serve"))]
     mine = tokens.token_id(token)
     theirs = health.get("token_id")
     version = health.get("version", "?")
@@ -150,11 +152,11 @@ def mcp_item(base_url: str, token: str) -> Item:
     try:
         status, reply = request(base_url, "POST", "/mcp", body=body, headers=headers)
     except (OSError, http.client.HTTPException) as exc:
-        return Item(False, name, f"POST {base_url}/mcp failed: {exc}", RESTART)
+        return Item(False, name, f"POST {base_url}/mcp failed: {exc}", _restart())
     if status == 200 and _has_result(reply):
         return Item(True, name, f"initialize accepted at {base_url}/mcp")
     detail = f"initialize at {base_url}/mcp answered {status} without a result"
-    return Item(False, name, detail, RESTART)
+    return Item(False, name, detail, _restart())
 
 
 def _has_result(reply: bytes) -> bool:
@@ -180,10 +182,10 @@ def hook_item(base_url: str, token: str) -> Item:
     try:
         status, _ = request(base_url, "POST", HOOK_PATH, body=body, headers=headers)
     except (OSError, http.client.HTTPException) as exc:
-        return Item(False, name, f"POST {base_url}{HOOK_PATH} failed: {exc}", RESTART)
+        return Item(False, name, f"POST {base_url}{HOOK_PATH} failed: {exc}", _restart())
     if status in (200, 204):
         return Item(True, name, f"a synthetic hook event was accepted ({status})")
-    return Item(False, name, f"a synthetic hook event was answered {status}", RESTART)
+    return Item(False, name, f"a synthetic hook event was answered {status}", _restart())
 
 
 def rules_item(settings_hash: str, health: dict[str, Any] | None) -> Item:
@@ -197,7 +199,7 @@ def rules_item(settings_hash: str, health: dict[str, Any] | None) -> Item:
         False,
         name,
         f"the settings give {settings_hash} but the running server uses {running}",
-        RESTART + " (it loads the rules at start)",
+        _restart() + " (it loads the rules at start)",
     )
 
 
@@ -245,7 +247,9 @@ def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[It
     try:
         raw = settings_path.read_bytes()
     except FileNotFoundError:
-        items.append(Item(False, HOOKS, f"{settings_path} does not exist", SETUP))
+        items.append(
+            Item(False, HOOKS, f"{settings_path} does not exist", relaybay("setup", "--apply"))
+        )
         raw = None
     except OSError as exc:
         detail = f"cannot read {settings_path}: {exc}"
@@ -255,7 +259,7 @@ def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[It
         try:
             data = document.parse(document.decode(raw, settings_path.name), settings_path.name)
         except document.SettingsError as exc:
-            fix = f"repair the JSON of {settings_path}, then {SETUP}"
+            fix = f"repair the JSON of {settings_path}, then {relaybay('setup', '--apply')}"
             items.append(Item(False, HOOKS, str(exc), fix))
             raw = None
     if raw is not None:
@@ -263,10 +267,10 @@ def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[It
         missing = [e for e in EVENTS if e not in found]
         if not found:
             detail = f"no relaybay hooks for {base_url} in {settings_path}"
-            items.append(Item(False, HOOKS, detail, SETUP))
+            items.append(Item(False, HOOKS, detail, relaybay("setup", "--apply")))
         elif missing:
             detail = f"some events are missing: {', '.join(missing)}"
-            items.append(Item(False, HOOKS, detail, SETUP))
+            items.append(Item(False, HOOKS, detail, relaybay("setup", "--apply")))
         else:
             detail = f"all {len(EVENTS)} events point at {base_url} in {settings_path}"
             items.append(Item(True, HOOKS, detail))
@@ -295,7 +299,7 @@ def _runner_items(found: dict[str, list[dict[str, Any]]], token: str | None) -> 
                     "http hooks token",
                     f"{TOKEN_ENV} is {why} in this environment",
                     f"export {TOKEN_ENV}=<the token in the data folder's token file> before "
-                    f"starting Claude Code, or {SETUP} --mode command",
+                    f"starting Claude Code, or {relaybay('setup', '--apply', '--mode', 'command')}",
                 )
             )
         if "SessionStart" in found and all(
@@ -316,7 +320,7 @@ def command_runs_item(hook: dict[str, Any]) -> Item:
     name = "command hook runs"
     args = command_args(hook) or []
     if not args:
-        return Item(False, name, "the hook command cannot be parsed", SETUP)
+        return Item(False, name, "the hook command cannot be parsed", relaybay("setup", "--apply"))
     python = args[0]
     try:
         done = subprocess.run(  # noqa: S603 - the interpreter named in the user's settings
@@ -327,11 +331,16 @@ def command_runs_item(hook: dict[str, Any]) -> Item:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Item(False, name, f"{python} cannot run: {exc}", SETUP)
+        return Item(False, name, f"{python} cannot run: {exc}", relaybay("setup", "--apply"))
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         detail = f"{python} cannot import relaybay.hook_client: {last}"
-        return Item(False, name, detail, SETUP + " (writes the hook with this Python)")
+        return Item(
+            False,
+            name,
+            detail,
+            relaybay("setup", "--apply") + " (writes the hook with this Python)",
+        )
     return Item(True, name, f"{python} imports relaybay.hook_client")
 
 
@@ -368,15 +377,21 @@ def mcp_registered_item(claude_home: Path, base_url: str) -> Item:
     return Item(True, name, f"relaybay is registered for Claude Code ({url or 'no url'})")
 
 
-def _serve_command(base_url: str) -> str:
-    """`relaybay serve`, with the port and host of base_url when they are not the default."""
-    parts = urlsplit(base_url)
-    args = ["relaybay serve"]
-    if parts.hostname and parts.hostname != "127.0.0.1":
-        args.append(f"--host {parts.hostname}")
-    if parts.port and parts.port != DEFAULT_PORT:
-        args.append(f"--port {parts.port}")
-    return " ".join(args)
+def relaybay(*words: str) -> str:
+    """A relaybay command line with the flags that point it at this server's data folder
+    and address (none when they are the defaults), so a fix can be pasted as it is."""
+    cfg = settings.RELAYBAY
+    args = ["relaybay", *words]
+    if Path(cfg.home_path) != default_home():
+        args += ["--home", str(cfg.home_path)]
+    for name, default in (("host", "127.0.0.1"), ("port", DEFAULT_PORT)):
+        if cfg[name] != default:
+            args += [f"--{name}", str(cfg[name])]
+    return shlex.join(args)
+
+
+def _restart() -> str:
+    return f"restart the server: stop it, then {relaybay('serve')}"
 
 
 def _mcp_add(base_url: str) -> str:

@@ -170,7 +170,9 @@ def test_doctor_names_the_fix_for_a_missing_settings_file_and_a_wrong_mcp_addres
     )  # fmt: skip
     lines = done.stdout.splitlines()
     [hooks] = [line for line in lines if line.startswith("[FAIL] hooks in user settings:")]
-    assert hooks.endswith("does not exist. Fix: relaybay setup --apply")
+    assert hooks.endswith(
+        f"does not exist. Fix: relaybay setup --apply --home {server.home} --port {server.port}"
+    )
     [mcp] = [line for line in lines if line.startswith("[FAIL] MCP registered:")]
     assert "registered with http://127.0.0.1:8765/mcp, not " in mcp
     assert "Fix: claude mcp remove --scope user relaybay, then claude mcp add " in mcp
