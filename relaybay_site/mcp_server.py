@@ -10,6 +10,7 @@ from mcp.server.mcpserver import MCPServer
 
 from core.mcp import RelaybayMCPServer
 from plans import mcp_tools as plan_tools
+from policy import mcp_tools as policy_tools
 from relaybay import get_version
 from reviews import mcp_tools as review_tools
 from sessions import mcp_tools as session_tools
@@ -26,6 +27,6 @@ def build_server() -> MCPServer:
         instructions=instructions.server_instructions(),
         subscriptions=False,  # no listen stream: restarts stay invisible to Claude Code
     )
-    for app_tools in (task_tools, session_tools, plan_tools, review_tools):
+    for app_tools in (task_tools, session_tools, plan_tools, review_tools, policy_tools):
         app_tools.register(server)
     return server

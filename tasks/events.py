@@ -47,6 +47,11 @@ class EventKind(StrEnum):
     ATTACHMENT_ADDED = "attachment.added"
     ATTACHMENT_UPDATED = "attachment.updated"
     ATTACHMENT_REMOVED = "attachment.removed"
+    POLICY_PROPOSED = "policy.proposed"
+    POLICY_PROPOSAL_ACCEPTED = "policy.proposal_accepted"
+    POLICY_PROPOSAL_REJECTED = "policy.proposal_rejected"
+    POLICY_PROPOSAL_REOPENED = "policy.proposal_reopened"
+    POLICY_UPDATED = "policy.updated"
 
 
 KINDS = frozenset(k.value for k in EventKind)
@@ -178,6 +183,15 @@ def _review_step(verb: str) -> Callable[[dict[str, Any]], str]:
     return text
 
 
+def _policy_updated(p: dict[str, Any]) -> str:
+    """policy.updated: the scope, and what it widened on live (the owner confirmed it)."""
+    text = f"policy of {p.get('scope', '')} changed"
+    if p.get("proposal"):
+        text += f" (proposal #{p['proposal']})"
+    widens = p.get("widens") or []
+    return text + (f"; widens live: {'; '.join(widens)}" if widens else "")
+
+
 _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "project.created": lambda p: f"project {p.get('slug', '')} created",
     "project.updated": lambda p: "changed " + ", ".join(p.get("fields", [])),
@@ -226,6 +240,21 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "attachment.updated": lambda p: f"screenshot #{p.get('attachment_id')} caption changed",
     "attachment.removed": lambda p: f"screenshot #{p.get('attachment_id')} removed",
+    "policy.proposed": lambda p: (
+        f"policy proposal #{p.get('proposal')} for {p.get('scope', '')}: {p.get('reason', '')}"
+        + (" (widens live)" if p.get("widens") else "")
+    ),
+    "policy.proposal_accepted": lambda p: (
+        f"policy proposal #{p.get('proposal')} for {p.get('scope', '')} accepted"
+    ),
+    "policy.proposal_rejected": lambda p: (
+        f"policy proposal #{p.get('proposal')} for {p.get('scope', '')} rejected"
+    ),
+    "policy.proposal_reopened": lambda p: (
+        f"policy proposal #{p.get('proposal')} for {p.get('scope', '')} is pending again: "
+        + p.get("error", "")
+    ),
+    "policy.updated": _policy_updated,
 }
 
 

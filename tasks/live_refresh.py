@@ -58,8 +58,17 @@ TABLE: dict[str, Fragment] = {
             "session.status_changed",
             "comment.added",
             "comment.read",
+            "environment.proposed",
+            "environment.proposal_*",
+            "policy.proposed",
+            "policy.proposal_*",
         ),
         "the Inbox list and its sidebar badge (notify.js sends at most one notice per 2 s)",
+    ),
+    "policy_proposals": Fragment(
+        "all",
+        ("policy.*",),
+        "Settings → Policy: the pending proposals, and the scope shown (a layer changed)",
     ),
     "sessions": Fragment(
         "all",

@@ -21,6 +21,8 @@ from django.urls import reverse
 
 from core import tokens
 from core.security import current_token
+from policy import global_file
+from policy import services as policy_services
 from relaybay import get_version
 from relaybay_site import http_limits, serve_lock
 from relaybay_site.management.commands._flags import RelaybayCommand
@@ -120,6 +122,11 @@ class Command(RelaybayCommand):
         cfg.home_path.mkdir(parents=True, exist_ok=True)
         if warning := bind_warning(cfg):
             self.stderr.write(warning)
+        try:  # a broken policy.json stops the start like a broken config.toml (§7, §10)
+            global_file.check_at_start()
+        except global_file.PolicyFileError as exc:
+            self.stderr.write(f"relaybay: invalid policy file: {exc}")
+            raise SystemExit(2) from None
         # Lock and port first: a start that cannot run must not migrate or sweep (serve_lock).
         try:
             lock = serve_lock.lock_data_folder(cfg.home_path)
@@ -130,6 +137,7 @@ class Command(RelaybayCommand):
         lock.record(pid=os.getpid(), what=cfg.base_url)
         self._migrate()
         attachments.sweep_orphans()  # files a crash left (§9.10)
+        policy_services.policy_reopen_unwritten()  # a stop between commit and policy.json
         if not options.get("skip_checks"):
             self.check()
         token = current_token()

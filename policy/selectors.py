@@ -1,0 +1,270 @@
+"""The effective policy of a scope, with the source of every value (§7), and the page's reads.
+
+A scope is the global policy, a project or an environment. Its layers, a later one winning:
+the preset the global layer names, the legacy config keys (only when set), the global file,
+the project layer, the environment layer. A stored layer that no longer validates (it was
+written by an older version, or edited in the database) is logged once, left out and listed
+as ignored. Merged results are cached by what they depend on — the file's modification
+time and size, the legacy keys and each stored layer's change time — so the guard pays one
+query and a dictionary lookup per call.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from core.errors import NotFound
+from policy import global_file, validate
+from policy.merge import Layer, Merged, merge, preset_layer
+from policy.models import PENDING, PolicyLayer, PolicyProposal
+from tasks.models import Project
+
+log = logging.getLogger("relaybay.policy")
+GLOBAL = "global"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Global, a project, or one of its environments (an environments.Environment)."""
+
+    project: Project | None = None
+    environment: Any = None
+
+    @property
+    def kind(self) -> str:
+        if self.environment is not None:
+            return "environment"
+        return "project" if self.project is not None else GLOBAL
+
+    @property
+    def name(self) -> str:
+        """How policy_propose and the page's ?scope= write it: global, acme, acme/live."""
+        if self.environment is not None:
+            return f"{self.project.slug}/{self.environment.name}"
+        return self.project.slug if self.project is not None else GLOBAL
+
+    @property
+    def source(self) -> str:
+        """The source its own layer's values carry."""
+        if self.environment is not None:
+            return f"environment:{self.name}"
+        return f"project:{self.name}" if self.project is not None else GLOBAL
+
+    def label(self) -> str:
+        """How errors name its layer: the global file's name, else the source."""
+        return global_file.policy_path().name if self.kind == GLOBAL else self.source
+
+
+@dataclass(frozen=True)
+class Effective:
+    """The merged policy of a scope: values with sources, the chain, the ignored layers."""
+
+    scope: Scope
+    merged: Merged
+    preset: str
+    chain: tuple[str, ...]
+    ignored: tuple[tuple[str, str], ...]  # (source, problem)
+    global_error: str | None  # policy.json is broken now; its last valid version is used
+
+    def lines(self) -> list[tuple[str, Any, str]]:
+        return self.merged.lines()
+
+
+# --- scopes -----------------------------------------------------------------------------------
+
+
+def resolve_scope(text: str) -> Scope:
+    """global, <project> or <project>/<environment> (environment names case-insensitively)."""
+    text = (text or "").strip()
+    if not text or text.lower() == GLOBAL:
+        return Scope()
+    slug, _, env_name = text.partition("/")
+    project = Project.objects.filter(slug=slug.strip()).first()
+    if project is None:
+        raise NotFound(
+            f"Unknown project {slug.strip()!r}. Write the scope as global, <project> or "
+            "<project>/<environment>; project_list shows the projects."
+        )
+    if not env_name.strip():
+        return Scope(project=project)
+    environment = project.environments.filter(name__iexact=env_name.strip()).first()
+    if environment is None:
+        raise NotFound(
+            f"Unknown environment {env_name.strip()!r} in {project.slug}. "
+            f"environments_get(project={project.slug!r}) lists its environments."
+        )
+    return Scope(project=project, environment=environment)
+
+
+def all_scopes() -> list[Scope]:
+    """Global, then each project and its environments in board order (the page's picker)."""
+    scopes = [Scope()]
+    for project in Project.objects.prefetch_related("environments").order_by("slug"):
+        scopes.append(Scope(project=project))
+        scopes += [Scope(project=project, environment=e) for e in project.environments.all()]
+    return scopes
+
+
+# --- the effective policy -----------------------------------------------------------------------
+
+
+def effective(scope: Scope) -> Effective:
+    """The merged policy of `scope`; cached until a layer it depends on changes."""
+    current = global_file.state()
+    stored = _stored_layers(scope)
+    key = (
+        scope.name,
+        str(current.path),
+        current.stamp,
+        current.error,
+        _config_key(),
+        tuple((layer.id, layer.changed_at) for layer in stored),
+    )
+    cached = _cache.get(key)
+    if cached is not None:
+        return Effective(scope, *cached)
+    parts = _compute(scope, current, stored)
+    if len(_cache) > 512:
+        _cache.clear()
+    _cache[key] = parts
+    return Effective(scope, *parts)
+
+
+def effective_for(project: Project | None = None, environment: Any = None) -> Effective:
+    return effective(Scope(project=project, environment=environment))
+
+
+def preview(scope: Scope, body: dict[str, Any]) -> Merged:
+    """The scope's merged policy if its own layer were `body` (the editor and proposals)."""
+    current = global_file.state()
+    if scope.kind == GLOBAL:
+        return merge([*_base(body), Layer(GLOBAL, body)])
+    layers = [*_base(current.body), Layer(GLOBAL, current.body)]
+    for layer in _stored_layers(scope):
+        source = _source_of(layer)
+        if source == scope.source:
+            continue
+        if not _layer_problems(layer, source):
+            layers.append(Layer(source, layer.body))
+    layers.append(Layer(scope.source, body))
+    return merge(layers)
+
+
+def own_layer(scope: Scope) -> PolicyLayer | None:
+    """The stored layer of a project or environment scope (None for global or none stored)."""
+    if scope.kind == GLOBAL:
+        return None
+    return PolicyLayer.objects.filter(project=scope.project, environment=scope.environment).first()
+
+
+def pending_proposals() -> list[PolicyProposal]:
+    return list(
+        PolicyProposal.objects.filter(status=PENDING)
+        .select_related("project", "environment")
+        .order_by("created_at", "id")
+    )
+
+
+def stored_layers() -> list[PolicyLayer]:
+    """Every project and environment layer, for the page's list."""
+    return list(
+        PolicyLayer.objects.select_related("project", "environment").order_by(
+            "project__slug", "environment__position", "environment__name"
+        )
+    )
+
+
+def layer_source(layer: PolicyLayer) -> str:
+    return _source_of(layer)
+
+
+# --- the steps ----------------------------------------------------------------------------------
+
+_cache: dict[tuple[Any, ...], tuple[Merged, str, tuple[str, ...], tuple[Any, ...], Any]] = {}
+_bad_layers: dict[tuple[int, Any], list[str]] = {}
+
+
+def _compute(
+    scope: Scope, current: global_file.GlobalState, stored: list[PolicyLayer]
+) -> tuple[Merged, str, tuple[str, ...], tuple[tuple[str, str], ...], str | None]:
+    layers = _base(current.body)
+    if current.exists:
+        layers.append(Layer(GLOBAL, current.body))
+    ignored = []
+    for layer in stored:
+        source = _source_of(layer)
+        problems = _layer_problems(layer, source)
+        if problems:
+            ignored.append((source, "; ".join(problems)))
+        else:
+            layers.append(Layer(source, layer.body))
+    merged = merge(layers)
+    chain = tuple(layer.source for layer in layers)
+    return merged, _preset_name(current.body), chain, tuple(ignored), current.error
+
+
+def _base(global_body: dict[str, Any]) -> list[Layer]:
+    layers = [preset_layer(_preset_name(global_body))]
+    legacy = _config_layer()
+    if legacy is not None:
+        layers.append(legacy)
+    return layers
+
+
+def _preset_name(global_body: dict[str, Any]) -> str:
+    return global_body.get("preset") or "default"
+
+
+def _config_key() -> tuple[Any, ...]:
+    cfg = settings.RELAYBAY
+    return (cfg["guard_mode"], tuple(sorted((cfg["permission_defaults"] or {}).items())))
+
+
+def _config_layer() -> Layer | None:
+    """guard_mode and [permission_defaults], only when set (the legacy layer `config`)."""
+    cfg = settings.RELAYBAY
+    body: dict[str, Any] = {}
+    if cfg["guard_mode"]:
+        body["guard"] = {"mode": cfg["guard_mode"]}
+    levels = cfg["permission_defaults"] or {}
+    if levels:
+        body["levels"] = {kind: {"default": level} for kind, level in levels.items()}
+    return Layer("config", body) if body else None
+
+
+def _stored_layers(scope: Scope) -> list[PolicyLayer]:
+    """The project layer, then the environment layer, of the scope (one query)."""
+    if scope.kind == GLOBAL:
+        return []
+    rows = PolicyLayer.objects.filter(project=scope.project).select_related(
+        "project", "environment"
+    )
+    if scope.environment is None:
+        rows = rows.filter(environment__isnull=True)
+    else:
+        rows = rows.filter(environment__isnull=True) | rows.filter(environment=scope.environment)
+    return sorted(rows, key=lambda layer: layer.environment_id is not None)
+
+
+def _source_of(layer: PolicyLayer) -> str:
+    if layer.environment is not None:
+        return f"environment:{layer.project.slug}/{layer.environment.name}"
+    return f"project:{layer.project.slug}"
+
+
+def _layer_problems(layer: PolicyLayer, source: str) -> list[str]:
+    """A stored layer's problems, checked once per version and logged once."""
+    key = (layer.id, layer.changed_at)
+    if key not in _bad_layers:
+        scope = "environment" if layer.environment_id else "project"
+        found = validate.errors(layer.body, label=source, scope=scope, probes=False)
+        if found:
+            log.error("policy layer %s is broken and ignored: %s", source, "; ".join(found))
+        if len(_bad_layers) > 1024:
+            _bad_layers.clear()
+        _bad_layers[key] = found
+    return _bad_layers[key]

@@ -1,0 +1,132 @@
+"""Is a policy layer acceptable? (§7 Validation)
+
+JSON Schema 2020-12 (policy/schema.json) first, then what a schema cannot say: preset only
+in the global layer, custom pattern ids unique and not built-in, and every custom regular
+expression safe (policy/safe_regex.py). Every error names the layer, the path and the
+problem — `policy.json: guard.mode: 'loud' is not one of ['off', 'log', 'warn', 'block']` —
+and at most five are reported at once, so a long broken file stays readable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from core.errors import DomainError
+from policy import safe_regex
+from policy.catalog import GUARD_RULE_IDS
+
+MAX_ERRORS = 5
+SCHEMA_PATH = Path(__file__).with_name("schema.json")
+
+
+class PolicyInvalid(DomainError):
+    """A layer refused; `errors` are the lines (at most five), each complete on its own."""
+
+    status = 400
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = errors[:MAX_ERRORS]
+        super().__init__("\n".join(self.errors))
+
+
+@cache
+def schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(schema())
+
+
+def parse(text: str, *, label: str) -> dict[str, Any]:
+    """A layer's JSON text as an object, or PolicyInvalid saying where the JSON breaks."""
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PolicyInvalid(
+            [f"{label}: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"]
+        ) from None
+    if not isinstance(body, dict):
+        raise PolicyInvalid([f"{label}: the policy must be a JSON object ({{…}})"])
+    return body
+
+
+def errors(body: Any, *, label: str, scope: str, probes: bool = True) -> list[str]:
+    """Up to five problems of one layer; [] when it may be stored.
+
+    scope: "global", "project" or "environment". probes=False skips the hostile-input
+    timing (a stored layer read back: it was timed when it was saved).
+    """
+    found: list[str] = []
+    for problem in _problems(body, scope=scope, probes=probes):
+        found.append(f"{label}: {problem}")
+        if len(found) == MAX_ERRORS:
+            break
+    return found
+
+
+def check(body: Any, *, label: str, scope: str, probes: bool = True) -> None:
+    """errors(), raised as PolicyInvalid."""
+    found = errors(body, label=label, scope=scope, probes=probes)
+    if found:
+        raise PolicyInvalid(found)
+
+
+# --- the checks, in the order their errors are reported ----------------------------------------
+
+
+def _problems(body: Any, *, scope: str, probes: bool) -> Iterator[str]:
+    if not isinstance(body, dict):
+        yield "the policy must be a JSON object ({…})"
+        return
+    schema_errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
+    for error in schema_errors:
+        yield f"{_path(error.absolute_path)}: {error.message}"
+    if "preset" in body and scope != "global":
+        yield "preset: only the global policy (policy.json) names a preset"
+    if schema_errors:
+        return  # the checks below read the structure the schema promises
+    yield from _pattern_problems(body.get("guard") or {}, probes=probes)
+    secrets = body.get("secrets") or {}
+    for key in ("allow", "allow+"):
+        for i, pattern in enumerate(secrets.get(key) or []):
+            problem = _regex_problem(pattern, probes=probes)
+            if problem:
+                yield f"secrets.{key}[{i}]: {problem}"
+
+
+def _pattern_problems(guard: dict[str, Any], *, probes: bool) -> Iterator[str]:
+    seen: set[str] = set()
+    for key in ("patterns", "patterns+"):
+        for i, pattern in enumerate(guard.get(key) or []):
+            ident = pattern["id"]
+            where = f"guard.{key}[{i}]"
+            if ident in GUARD_RULE_IDS:
+                yield f"{where}.id: '{ident}' is a built-in rule id; choose another id"
+            elif ident in seen:
+                yield f"{where}.id: '{ident}' is used twice; pattern ids are unique"
+            seen.add(ident)
+            for part in ("command", "change"):
+                if part in pattern:
+                    problem = _regex_problem(pattern[part], probes=probes)
+                    if problem:
+                        yield f"{where}.{part} (id '{ident}'): {problem}"
+
+
+def _regex_problem(pattern: str, *, probes: bool) -> str | None:
+    return safe_regex.problem(pattern) if probes else safe_regex.static_problem(pattern)
+
+
+def _path(parts: Any) -> str:
+    """guard.patterns[0].change — how the errors name a place; (top level) for the root."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
