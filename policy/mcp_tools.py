@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import BeforeValidator, Field
 
+from core.errors import InvalidField
 from core.mcp import call_service
 from policy import render_md, selectors, services
 from tasks.extensions import CallerRef
@@ -49,9 +50,11 @@ Scope = Annotated[
 
 
 def _get(project: str | None, environment: str | None) -> str:
-    text = project or "global"
-    if environment:
-        text = f"{project or ''}/{environment}"
+    if environment and not project:
+        raise InvalidField(
+            "project", "environment needs its project: policy_get(project=…, environment=…)."
+        )
+    text = f"{project}/{environment}" if environment else (project or "global")
     return render_md.policy_md(selectors.effective(selectors.resolve_scope(text)))
 
 
