@@ -199,6 +199,17 @@ def test_the_tasks_app_imports_no_other_app() -> None:
     assert offenders == [], "tasks must not import other apps:\n" + "\n".join(map(str, offenders))
 
 
+def test_the_policy_app_imports_only_the_base() -> None:
+    """policy sits under environments, the guard and the memory's secret scan, which all
+    import it (effective policies, safe_regex, the widening rule): it reaches environments
+    only through its foreign keys, so those imports never close a circle."""
+    forbidden = set(PACKAGES) - {"policy", "tasks", FOUNDATION}
+    offenders = sorted(_imports_of("policy", forbidden))
+    assert offenders == [], "policy may import tasks and core only:\n" + "\n".join(
+        map(str, offenders)
+    )
+
+
 # Known exceptions to "core imports no app", each to be removed, never added to.
 # Issue 13 §3: the `[rules]` setting is validated by the working-rules module when the
 # settings load, before Django starts (docs/architecture.md §2 names this one exception).
