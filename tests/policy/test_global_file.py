@@ -118,3 +118,31 @@ def test_a_relative_policy_file_is_read_from_the_data_folder(
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.undo()  # the real policy_path, not the test's
     assert global_file.policy_path() == settings.RELAYBAY.home_path / "policy.json"
+
+
+def test_the_legacy_config_keys_are_a_layer_only_when_set(
+    tmp_path: Path,
+    settings,
+    policy_file: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    from core.config import load_config
+
+    home = tmp_path / "legacy-home"
+    home.mkdir()
+    (home / "config.toml").write_text('[permission_defaults]\nlive = "none"\ntest = "ask"\n')
+    settings.RELAYBAY = load_config(
+        environ={"RELAYBAY_HOME": str(home), "RELAYBAY_GUARD_MODE": "block"}, flags={}
+    )
+    write(policy_file, {"levels": {"test": {"default": "full"}}})
+    effective = selectors.effective(selectors.Scope())
+    assert effective.chain == ("preset:default", "config", "global")
+    sources = effective.merged.sources
+    assert (effective.merged.get("guard.mode"), sources["guard.mode"]) == ("block", "config")
+    assert (effective.merged.get("levels.live.default"), sources["levels.live.default"]) == (
+        "none",
+        "config",
+    )
+    assert sources["levels.test.default"] == "global"  # the global file comes after config
+    assert sources["levels.local.default"] == "preset:default"
+    settings.RELAYBAY = load_config(environ={"RELAYBAY_HOME": str(tmp_path)}, flags={})
+    assert selectors.effective(selectors.Scope()).chain == ("preset:default", "global")

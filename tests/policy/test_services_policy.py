@@ -314,3 +314,37 @@ def test_a_write_that_happened_before_the_crash_is_not_reopened(policy_file: Pat
     proposal.refresh_from_db()
     assert proposal.status == "accepted"
     assert not proposal.file_pending
+
+
+def test_a_broken_stored_layer_is_ignored_listed_and_logged_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from django.utils import timezone
+
+    project = make_project("acme")
+    PolicyLayer.objects.create(
+        project=project, body={"guard": {"mode": "loud"}}, changed_at=timezone.now()
+    )
+    with caplog.at_level("ERROR", logger="relaybay.policy"):
+        first = effective("acme")
+        second = effective("acme")
+    assert first.chain == ("preset:default",)
+    assert first.ignored == (
+        (
+            "project:acme",
+            "project:acme: guard.mode: 'loud' is not one of ['off', 'log', 'warn', 'block']",
+        ),
+    )
+    assert second.ignored == first.ignored
+    assert len([r for r in caplog.records if "project:acme" in r.getMessage()]) == 1
+
+
+def test_a_stored_pattern_that_does_not_compile_loses_only_that_pattern() -> None:
+    from django.utils import timezone
+
+    project = make_project("acme")
+    body = {"guard": {"mode": "block", "patterns": [{"id": "odd", "change": "(?u)(?a)x"}]}}
+    PolicyLayer.objects.create(project=project, body=body, changed_at=timezone.now())
+    merged = effective("acme").merged
+    assert merged.get("guard.mode") == "block"  # the layer stays in effect
+    assert merged.get("guard.patterns")[0]["id"] == "odd"  # the guard skips the pattern itself
