@@ -53,3 +53,72 @@ class Environment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project_id}/{self.name}"
+
+
+ACCESS_KINDS = ("ssh", "kubectl", "db", "gitops", "logs", "monitoring", "other")
+PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
+PROPOSAL_STATUSES = (PENDING, ACCEPTED, REJECTED)
+
+
+class EnvironmentAccess(models.Model):
+    """One way to reach an environment (ssh, kubectl, db …): references only, never a secret.
+
+    fields: {name: "text"} — or {name: {"value": "…", "test": true}} for a harmless test
+    secret where the policy allows them (§7 Test secrets).
+    """
+
+    environment = models.ForeignKey(
+        Environment, on_delete=models.CASCADE, related_name="access_entries"
+    )
+    kind = models.CharField(max_length=12, choices=[(k, k) for k in ACCESS_KINDS])
+    fields = models.JSONField(default=dict)
+    position = models.PositiveIntegerField(default=0)
+    changed_at = models.DateTimeField()
+    changed_by = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["environment_id", "position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=ACCESS_KINDS), name="environment_access_kind_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.environment_id}:{self.kind}"
+
+
+class EnvironmentProposal(models.Model):
+    """An agent's proposed change of a project's stands; nothing changes until accepted."""
+
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="environment_proposals"
+    )
+    change = models.JSONField()
+    reason = models.CharField(max_length=1000)
+    proposed_by = models.CharField(max_length=200)
+    session = models.ForeignKey(
+        "agent_sessions.Session",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="environment_proposals",
+    )
+    status = models.CharField(
+        max_length=10, choices=[(s, s) for s in PROPOSAL_STATUSES], default=PENDING
+    )
+    created_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=PROPOSAL_STATUSES),
+                name="environment_proposal_status_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"environment proposal {self.id} ({self.status})"
