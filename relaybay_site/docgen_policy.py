@@ -15,20 +15,12 @@ import inspect
 import json
 from typing import Any
 
+import regex
+
 from policy import catalog, safe_regex, validate, widen
 from policy.merge import EDITABLE_LISTS, Layer, merge, preset_layer, show
 from policy.presets import PRESETS, SUMMARY
 from relaybay_site.docgen import GENERATED, _cell, _limits, _parameter_rows, split_docstring
-
-# The limits policy/safe_regex.py enforces, by the names it defines them under. The
-# defaults only stand in while that module is a stub without them (see the module's branch).
-SAFE_REGEX_LIMITS = (
-    ("MAX_LENGTH", 200),
-    ("MAX_UNBOUNDED", 2),
-    ("PROBE_BUDGET", 50),
-    ("RUN_LIMIT", 20),
-    ("MAX_INPUT", 8192),
-)
 
 # A complete policy.json that validates (a test runs policy.validate.check on it).
 EXAMPLE: dict[str, Any] = {
@@ -288,16 +280,8 @@ def _type_text(node: dict[str, Any], ref: str) -> str:
     return f"{kind} ({limits})" if limits else kind
 
 
-def _limit(name: str) -> Any:
-    default = dict(SAFE_REGEX_LIMITS)[name]
-    return getattr(safe_regex, name, default)
-
-
-def _ms(value: Any) -> str:
-    """A time limit in milliseconds (a float below 1 is read as seconds)."""
-    if isinstance(value, float) and value < 1:
-        value *= 1000
-    return f"{value:g} ms"
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:g} ms"
 
 
 def _validation() -> list[str]:
@@ -316,13 +300,23 @@ def _validation() -> list[str]:
         "a built-in rule id;",
         "4. every regular expression (`guard.patterns[].command`, `guard.patterns[].change`, "
         "`secrets.allow[]`, also in their `+` lists) is safe (`policy/safe_regex.py`):",
-        f"   - at most {_limit('MAX_LENGTH')} characters long;",
-        f"   - at most {_limit('MAX_UNBOUNDED')} unbounded quantifiers (`*`, `+`, `{{n,}}`);",
-        "   - it compiles, and when a layer is saved or proposed it runs over hostile probe "
-        f"inputs within {_ms(_limit('PROBE_BUDGET'))} (a stored layer read back is not timed "
-        "again);",
-        f"   - while the guard runs, one match stops after {_ms(_limit('RUN_LIMIT'))} and reads "
-        f"at most the first {_limit('MAX_INPUT')} characters of its input.",
+        f"   - at most {safe_regex.MAX_LENGTH} characters long, and it compiles "
+        f"({_case_words()}, Python's `regex` module);",
+        "   - no back-references (`\\1`, `\\g<name>`), and no repeated group that holds a "
+        "quantifier or an alternation (`(a+)+`, `(a|aa)*`);",
+        f"   - at most {safe_regex.MAX_UNBOUNDED} unbounded quantifiers (`*`, `+`, `{{n,}}`; a "
+        "lazy or possessive suffix does not count again);",
+        "   - when a layer is saved, proposed or accepted and when policy.json is read, all "
+        "the hostile probes "
+        f"({safe_regex.PROBE_SIZE // 1024} KB inputs that make backtracking slow) run "
+        f"within {_ms(safe_regex.PROBE_BUDGET)} together (a stored project or "
+        "environment layer read back is not timed again).",
+        "",
+        f"While the guard runs, a pattern sees the first {safe_regex.MAX_INPUT} characters of "
+        f"its input, and a match that takes over {_ms(safe_regex.RUN_LIMIT)} fails closed: a "
+        "guard pattern counts as matched (the call looks like a change), an allow pattern "
+        "allows nothing; it is logged at most once a minute. Guard patterns match anywhere "
+        "in the text, allow patterns must match the whole value.",
         "",
         f"At most {validate.MAX_ERRORS} errors are reported at once, each on its own line "
         "naming the layer, the path and the problem:",
@@ -332,7 +326,7 @@ def _validation() -> list[str]:
         "```",
         "",
         "A broken `policy.json` stops `relaybay serve` before anything starts, with one line "
-        "and exit code 2:",
+        "per error and exit code 2:",
         "",
         "```text",
         *(f"relaybay: invalid policy file: {line}" for line in at_start),
@@ -343,6 +337,10 @@ def _validation() -> list[str]:
         "broken until it is fixed.",
         "",
     ]
+
+
+def _case_words() -> str:
+    return "case-insensitive" if safe_regex.FLAGS & regex.IGNORECASE else "case-sensitive"
 
 
 def _widening() -> list[str]:
