@@ -196,7 +196,8 @@ SETTINGS: tuple[Setting, ...] = (
         "policy_file",
         "str",
         "policy.json",
-        "Global policy layer (§7); a relative path is read from the data folder.",
+        "Global policy layer (§7; see docs/policy.md); a relative path is read from the data "
+        "folder.",
     ),
     Setting(
         "guard_mode",

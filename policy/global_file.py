@@ -80,9 +80,17 @@ def state() -> GlobalState:
 
 
 def check_at_start() -> GlobalState:
-    """For `relaybay serve`: the file as it is now, or PolicyFileError (path and problem)."""
+    """For `relaybay serve`: the file as it is now, or PolicyFileError (path and problem).
+
+    Not logged here: serve reports the problem itself, one line per error, like a broken
+    config.toml, and a log line on top would say it twice.
+    """
+    global _current
     forget()
-    current = state()
+    path = policy_path()
+    with _lock:
+        _current = _read(path, _stamp(path), None, quiet=True)
+        current = _current
     if current.error:
         raise PolicyFileError(current.error)
     return current
@@ -140,7 +148,9 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return (st.st_mtime_ns, st.st_size)
 
 
-def _read(path: Path, stamp: tuple[int, int] | None, previous: GlobalState | None) -> GlobalState:
+def _read(
+    path: Path, stamp: tuple[int, int] | None, previous: GlobalState | None, *, quiet: bool = False
+) -> GlobalState:
     if stamp is None:
         return GlobalState(path=path, body={}, exists=False, stamp=None)
     label = str(path)
@@ -155,7 +165,7 @@ def _read(path: Path, stamp: tuple[int, int] | None, previous: GlobalState | Non
     else:
         return GlobalState(path=path, body=body, exists=True, stamp=stamp)
     last_valid = previous.body if previous is not None else {}
-    if problem not in _logged:
+    if problem not in _logged and not quiet:
         _logged.add(problem)
         kept = "the last valid version stays in effect" if previous else "it is not applied"
         log.error("policy file is broken (%s): %s", kept, problem)

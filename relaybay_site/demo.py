@@ -9,6 +9,7 @@ already holds a project or an event, or (with force) renames it aside with its W
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import struct
@@ -442,7 +443,46 @@ def seed() -> Seeded:
     )
     report(key, "api-agent", "pushed · S · schema served and linked")
     task_set_stage(key=key, stage="done", actor=owner)
+    _seed_policy(owner)
     return Seeded(projects=["acme-shop", "demo-api"], tasks=keys)
+
+
+# Settings → Policy, full: the owner's layer for acme-shop and an agent's pending proposal.
+POLICY_LAYER = {
+    "description": "The shop deploys from CI only: agents ask before deploying to test.",
+    "guard": {"mode": "block"},
+    "levels": {"test": {"deploy": "ask"}},
+    "secrets": {"allow+": ["demo-[a-z0-9]{6}"]},
+}
+POLICY_PROPOSAL = {
+    "guard": {
+        "patterns+": [
+            {
+                "id": "shop-migrate",
+                "capability": "db",
+                "command": r"\bmanage\.py\b",
+                "change": r"\bmigrate\b",
+                "description": "database migration of the shop",
+            }
+        ]
+    }
+}
+POLICY_PROPOSAL_AGENT = "cart-agent"
+
+
+def _seed_policy(owner: str) -> None:
+    """Through the services, as the editor and policy_propose write them (§7)."""
+    from policy.services import policy_layer_save, policy_propose
+    from tasks.extensions import CallerRef
+
+    policy_layer_save(scope="acme-shop", text=json.dumps(POLICY_LAYER, indent=2), actor=owner)
+    policy_propose(
+        scope="acme-shop",
+        patch=POLICY_PROPOSAL,
+        reason="manage.py migrate ran against the test database while I fixed saved carts: "
+        "count it as a database change so the guard asks first.",
+        actor=CallerRef(session=POLICY_PROPOSAL_AGENT),
+    )
 
 
 def _task(key: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -128,6 +129,33 @@ def test_s_task_without_plan_has_a_three_item_todo(seeded: Path) -> None:
     )
     assert [t[0] for t in todo] == ["completed", "in_progress", "pending"]
     assert one(seeded, "SELECT COUNT(*) FROM tasks_event WHERE kind = 'session.todo_updated'")
+
+
+def test_settings_policy_has_a_project_layer_and_a_pending_proposal(seeded: Path) -> None:
+    from relaybay_site import demo
+
+    [(body, changed_by, environment)] = rows(
+        seeded,
+        "SELECT l.body, l.changed_by, l.environment_id FROM policy_policylayer l "
+        "JOIN tasks_project p ON p.id = l.project_id WHERE p.slug = 'acme-shop'",
+    )
+    assert json.loads(body) == demo.POLICY_LAYER
+    assert (changed_by, environment) == ("owner", None)
+    [(number, scope, patch, status, by, session)] = rows(
+        seeded,
+        "SELECT pp.id, pp.scope, pp.patch, pp.status, pp.proposed_by, s.name "
+        "FROM policy_policyproposal pp JOIN agent_sessions_session s ON s.id = pp.session_id",
+    )
+    assert (scope, status, by, session) == ("acme-shop", "pending", "cart-agent", "cart-agent")
+    assert json.loads(patch) == demo.POLICY_PROPOSAL
+    # Both came through the services: their events are in the log.
+    events = rows(seeded, "SELECT kind, actor, payload FROM tasks_event WHERE kind LIKE 'policy.%'")
+    assert [(k, a) for k, a, _ in events] == [
+        ("policy.updated", "owner"),
+        ("policy.proposed", "cart-agent"),
+    ]
+    assert json.loads(events[1][2])["proposal"] == number
+    assert not (seeded / "policy.json").exists(), "the demo leaves the global policy alone"
 
 
 def test_no_token_is_created(seeded: Path) -> None:

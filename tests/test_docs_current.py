@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,11 @@ def test_commands_reference_is_current():
     assert current == docgen.render_commands(), STALE.format(name="docs/commands.md")
 
 
+def test_policy_reference_is_current():
+    current = (DOCS / "policy.md").read_text(encoding="utf-8")
+    assert current == docgen.render_policy(), STALE.format(name="docs/policy.md")
+
+
 def test_the_commands_reference_shows_each_commands_own_options():
     from relaybay.cli import COMMANDS
 
@@ -57,7 +63,7 @@ def test_the_configuration_reference_has_a_row_per_setting():
         assert row.startswith(f"| `{setting.name}` |")
         assert (f"`{setting.env_name}`" if setting.env_name else "—") in row
         assert (f"`{setting.flag_name}`" if setting.flag_name else "—") in row
-        assert " ".join(setting.help.split()) in row
+        assert docgen.DOC_LINK_RE.sub(r"[\1](\1)", " ".join(setting.help.split())) in row
     assert "exit code 2" in text
 
 
@@ -140,3 +146,77 @@ def test_make_docs_renders_from_defaults_whatever_the_machine_has_configured(tmp
     written = tmp_path / "docs"
     assert (written / "configuration.md").read_text() == docgen.render_configuration()
     assert (written / "mcp-tools.md").read_text() == docgen.render_mcp_tools()
+    assert (written / "policy.md").read_text() == docgen.render_policy()
+
+
+# --- policy.md -----------------------------------------------------------------------------
+
+
+def _schema_paths(props: dict, prefix: str, defs: dict) -> list[str]:
+    """Every key path of policy/schema.json, read independently of the renderer."""
+    paths = []
+    for name, node in props.items():
+        path = f"{prefix}.{name}" if prefix else name
+        paths.append(path)
+        ref = node.get("$ref", "")
+        target = defs[ref.rsplit("/", 1)[1]] if ref else node
+        if "properties" in target:
+            paths += _schema_paths(target["properties"], path, defs)
+        items = target.get("items") or {}
+        if items.get("$ref", "").endswith("/pattern") and not name.endswith("+"):
+            paths += _schema_paths(defs["pattern"]["properties"], f"{path}[]", defs)
+    return paths
+
+
+def test_the_policy_reference_has_a_row_for_every_key_of_the_schema():
+    from policy import validate
+
+    schema = validate.schema()
+    rows = [
+        line.split(" | ")[0].removeprefix("| `").removesuffix("`")
+        for line in docgen.render_policy().split("## Keys", 1)[1].split("\n## ", 1)[0].splitlines()
+        if line.startswith("| `")
+    ]
+    assert rows == _schema_paths(schema["properties"], "", schema["$defs"])
+    for variant in ("guard.disable+", "guard.patterns-", "secrets.allow+", "secrets.disable-"):
+        assert variant in rows
+    assert "guard.patterns[].change" in rows
+
+
+def test_the_policy_reference_lists_every_id_preset_and_limit():
+    from policy import catalog, safe_regex
+    from policy.presets import SUMMARY
+
+    text = docgen.render_policy()
+    for rule in catalog.GUARD_RULES:
+        assert f"| `{rule.id}` | {rule.capability or 'any'} | {rule.title}: " in text
+    for detector in catalog.SECRET_DETECTORS:
+        assert f"| `{detector.id}` | {detector.title} | " in text
+    for name, (levels, guard, secrets) in SUMMARY.items():
+        assert f"| `{name}` | {levels} | {guard} | {secrets} |" in text
+    for source in ("preset:<name>", "`config`", "`global`", "project:<slug>", "<slug>/<name>"):
+        assert source in text
+    validation = " ".join(text.split("## Validation", 1)[1].split("## ", 1)[0].split())
+    for limit in (
+        f"at most {safe_regex.MAX_LENGTH} characters",
+        f"at most {safe_regex.MAX_UNBOUNDED} unbounded quantifiers",
+        f"within {safe_regex.PROBE_BUDGET * 1000:g} ms together",
+        f"takes over {safe_regex.RUN_LIMIT * 1000:g} ms fails closed",
+        f"the first {safe_regex.MAX_INPUT} characters",
+    ):
+        assert limit in validation, limit
+    assert "policy.json: guard.mode: 'loud' is not one of ['off', 'log', 'warn', 'block']" in text
+    assert "### [`policy_get`](mcp-tools.md#policy_get) (read-only)" in text
+    assert "### [`policy_propose`](mcp-tools.md#policy_propose) (write)" in text
+
+
+def test_the_example_policy_json_validates_and_is_the_one_shown():
+    from policy import validate
+    from relaybay_site import docgen_policy
+
+    example = docgen_policy.EXAMPLE
+    validate.check(example, label="policy.json", scope="global")
+    text = docgen.render_policy()
+    assert json.dumps(example, indent=2, ensure_ascii=False) in text
+    assert '- guard.mode = "block" (global)' in text
+    assert "Layers, a later one winning: preset:default → global" in text

@@ -14,12 +14,15 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
 from plans import services as plan_services
+from policy import global_file
+from policy import services as policy_services
 from reviews import services as review_services
 from sessions import activity
 from sessions import services as session_services
@@ -562,6 +565,111 @@ def _() -> Case:
     return Case(call, [("attachment.removed", keys("attachment_id"))], f"#{number}")
 
 
+PROPOSAL = keys("proposal", "scope")
+
+
+def proposed(scope: str, patch: dict[str, Any]) -> int:
+    call = policy_services.policy_propose
+    return call(scope=scope, patch=patch, reason="prod is close", actor=ACTOR).obj.id
+
+
+@contract("policy.proposed")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(
+        policy_services.policy_propose,
+        scope="acme-shop",
+        patch={"guard": {"mode": "block"}},
+        reason="prod is close",
+        actor=ACTOR,
+    )
+    return Case(call, [("policy.proposed", PROPOSAL | keys("reason", "widens"))], "prod is close")
+
+
+@contract("policy.proposal_accepted")
+def _() -> Case:
+    make_project("acme-shop")
+    number = proposed("acme-shop", {"guard": {"mode": "block"}})
+    call = partial(policy_services.policy_proposal_accept, proposal=number, actor=ACTOR)
+    accepted = PROPOSAL | keys("widens")
+    return Case(
+        call,
+        [("policy.updated", accepted), ("policy.proposal_accepted", accepted)],
+        f"#{number} for acme-shop accepted",
+    )
+
+
+@contract("policy.proposal_rejected")
+def _() -> Case:
+    make_project("acme-shop")
+    number = proposed("acme-shop", {"guard": {"mode": "block"}})
+    call = partial(policy_services.policy_proposal_reject, proposal=number, actor=ACTOR)
+    return Case(call, [("policy.proposal_rejected", PROPOSAL)], f"#{number} for acme-shop rejected")
+
+
+class Crash(BaseException):
+    """The server stopping between the accept's commit and its policy.json write."""
+
+
+def _crash(body: Any) -> None:
+    raise Crash
+
+
+@contract("policy.proposal_reopened")
+def _() -> Case:
+    number = proposed("global", {"guard": {"mode": "block"}})
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(global_file, "write", _crash)
+        with pytest.raises(Crash):
+            policy_services.policy_proposal_accept(proposal=number, actor=ACTOR)
+    call = partial(policy_services.policy_reopen_unwritten, actor=ACTOR)  # what a start does
+    return Case(
+        call,
+        [("policy.proposal_reopened", PROPOSAL | keys("error"))],
+        f"#{number} for global is pending again",
+    )
+
+
+@contract("policy.updated")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(
+        policy_services.policy_layer_save,
+        scope="acme-shop",
+        text='{"guard": {"mode": "block"}}',
+        actor=ACTOR,
+    )
+    return Case(
+        call, [("policy.updated", keys("scope", "via", "widens"))], "policy of acme-shop changed"
+    )
+
+
+@pytest.mark.usefixtures("_own_policy_file")
+def test_the_preset_picker_and_a_removed_layer_emit_policy_updated_like_the_editor():
+    make_project("acme-shop")
+    saved = keys("scope", "via", "widens")
+    call = partial(policy_services.policy_preset_set, preset="strict", actor=ACTOR)
+    assert emitted(call) == [("policy.updated", saved)]
+    policy_services.policy_layer_save(
+        scope="acme-shop", text='{"guard": {"mode": "block"}}', actor=ACTOR
+    )
+    call = partial(
+        policy_services.policy_layer_save, scope="acme-shop", text="", actor=ACTOR, confirmed=True
+    )
+    assert emitted(call) == [("policy.updated", saved)]
+
+
+def test_a_refused_policy_proposal_emits_nothing():
+    make_project("acme-shop")
+    call = partial(proposed, "acme-shop", {"guard": {"mode": "loud"}})
+
+    def refused() -> None:
+        with pytest.raises(Exception, match=r"guard\.mode"):
+            call()
+
+    assert emitted(refused) == []
+
+
 def test_every_kind_of_the_catalogue_has_a_contract_case():
     assert sorted(KINDS - set(CASES)) == [], "add a @contract case for these kinds"
     assert sorted(set(CASES) - KINDS) == [], "contract cases for kinds not in the catalogue"
@@ -578,7 +686,16 @@ def _quiet_hooks() -> Iterator[None]:
     activity.activity_clock.clear()
 
 
-@pytest.mark.usefixtures("_quiet_hooks")
+@pytest.fixture
+def _own_policy_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Policy cases write policy.json: into this test's folder, never the shared data folder."""
+    monkeypatch.setattr(global_file, "policy_path", lambda: tmp_path / "policy.json")
+    global_file.forget()
+    yield
+    global_file.forget()
+
+
+@pytest.mark.usefixtures("_quiet_hooks", "_own_policy_file")
 @pytest.mark.parametrize("kind", sorted(CASES))
 def test_each_kind_comes_from_its_service_with_its_keys_and_a_plain_line(kind: str):
     case = CASES[kind]()

@@ -125,7 +125,8 @@ class Command(RelaybayCommand):
         try:  # a broken policy.json stops the start like a broken config.toml (§7, §10)
             global_file.check_at_start()
         except global_file.PolicyFileError as exc:
-            self.stderr.write(f"relaybay: invalid policy file: {exc}")
+            for line in str(exc).splitlines():  # one line per error, each naming the file
+                self.stderr.write(f"relaybay: invalid policy file: {line}")
             raise SystemExit(2) from None
         # Lock and port first: a start that cannot run must not migrate or sweep (serve_lock).
         try:
