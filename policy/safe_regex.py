@@ -1,300 +1,224 @@
-"""The one place a policy's own regular expressions are checked and run (§7 Validation).
+"""The one place every policy regular expression goes through (§7).
 
-Guard patterns (`command`, `change`) and secret allow-patterns (`secrets.allow`) are
-written by the owner or proposed by an agent, and they run inside the PreToolUse hook of
-every tool call. So validation refuses any pattern that could backtrack for long, and
-every run-time call has a hard time limit that fails closed. The guard, the secret checks
-and validation all call this module, so the limit lives once.
+Guard patterns (`command`, `change`) and secret allow-patterns (`secrets.allow`) come from
+the owner or from an AI agent, and they run inside the latency-critical hook. So nothing
+else in relaybay compiles or runs them: validation asks `problem()` before a pattern is
+stored, and the guard and the secret checks call `search()` / `fullmatch()`, which hold
+the time limit, the input cut, the fail-closed answer and the rate-limited log in one
+place.
+
+`problem()` refuses what is known to backtrack badly (a repeated group that holds a
+quantifier or an alternation, back-references, too many unbounded quantifiers) with a
+small scanner that reads the pattern the way the `regex` package does (regex_shape.py), then times
+hostile 4 KB probes. Run time cannot trust that: a stored layer may skip validation and a
+probe can miss a slow input, so every run-time call has a hard time limit as well.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
+import threading
 import time
 
 import regex
 
+from policy.regex_shape import scan
+
 MAX_LENGTH = 200  # characters
-MAX_UNBOUNDED = 2  # *, +, {n,} (a lazy or possessive suffix does not count again)
+MAX_UNBOUNDED = 2  # *, +, {n,} (a lazy/possessive suffix does not count again)
 PROBE_BUDGET = 0.050  # seconds for all hostile probes of one pattern together
 RUN_LIMIT = 0.020  # seconds per call at run time
-MAX_INPUT = 8192  # characters a run-time call sees
+MAX_INPUT = 8192  # characters a run-time call sees (the rest is cut off)
 FLAGS = regex.IGNORECASE | regex.VERSION0
-PROBE_SIZE = 4096
 
 log = logging.getLogger("relaybay.policy")
 
+LOG_EVERY = 60.0  # seconds: one warning per pattern id and reason at most this often
+LOG_MEMORY = 1000  # remembered (pattern id, reason) pairs before old ones are forgotten
+
 
 def problem(pattern: str) -> str | None:
-    """None when the pattern is safe to store; else what is wrong, as a sentence fragment
-    the caller prefixes with the layer, the path and the pattern id."""
-    return static_problem(pattern) or _probe_problem(pattern)
-
-
-def static_problem(pattern: str) -> str | None:
-    """The checks that need no timing: length, compiling, structure."""
+    """None when the pattern is safe to store; else one short sentence fragment saying
+    what is wrong (the caller prefixes the layer, the path and the pattern id). Checks in
+    this order, first problem wins: length, compiles, back-references (and group calls
+    and fuzzy matching, which hide work from the other checks the same way), a repeated
+    group holding a quantifier or an alternation, too many unbounded quantifiers, and
+    last the timed hostile probes."""
     if len(pattern) > MAX_LENGTH:
         return f"is {len(pattern)} characters long (at most {MAX_LENGTH})"
     try:
-        regex.compile(pattern, FLAGS)
-    except (regex.error, ValueError, OverflowError) as exc:
+        pattern_object = regex.compile(pattern, FLAGS)
+    except Exception as exc:  # regex.error, ValueError for conflicting flags, or worse
         return f"does not compile: {exc}"
-    try:
-        shape = _scan(pattern)
-    except _Unsafe as exc:
-        return str(exc)
+    shape = scan(pattern)
+    if shape.reference:
+        return shape.reference
+    if shape.repeated:
+        return f"repeats a group that holds {shape.repeated}"
     if shape.unbounded > MAX_UNBOUNDED:
         return f"has {shape.unbounded} unbounded quantifiers (at most {MAX_UNBOUNDED})"
+    if not _probes_pass(pattern_object, _probes(pattern)):
+        return (
+            "is too slow on a hostile 4 KB input (over "
+            f"{PROBE_BUDGET * 1000:.0f} ms for the probes); simplify it"
+        )
     return None
 
 
 @functools.lru_cache(maxsize=512)
-def compiled(pattern: str) -> regex.Pattern[str] | None:
-    """Cached compile with FLAGS; None when it does not compile."""
+def compiled(pattern: str) -> regex.Pattern | None:
+    """The pattern compiled with FLAGS, cached; None when it does not compile."""
     try:
         return regex.compile(pattern, FLAGS)
-    except (regex.error, ValueError, OverflowError):
+    except Exception:  # the run-time side never raises; validation reports the reason
         return None
 
 
 def search(pattern: str, text: str, *, pattern_id: str, on_timeout: bool) -> bool:
-    """Does the pattern occur in the first MAX_INPUT characters of text?
-
-    A call over RUN_LIMIT returns on_timeout — fail closed: the guard passes True (the
-    call looks like a change), an allow check False (nothing is allowed) — and is logged
-    at most once a minute per pattern; the pattern stays on for the next call. A pattern
-    that does not compile (a stored layer that skipped validation) is skipped: False.
-    """
-    return _run(pattern, text, pattern_id=pattern_id, on_timeout=on_timeout, whole=False)
+    """Does the pattern occur in text[:MAX_INPUT]? A call over RUN_LIMIT returns on_timeout
+    (fail closed: the guard passes True, an allow check passes False) and logs a warning
+    naming pattern_id at most once a minute per pattern_id; the pattern stays on for the
+    next call. A pattern that does not compile returns False (skipped) and logs at most
+    once a minute per pattern_id. Never raises."""
+    return _run("search", pattern, text, pattern_id, on_timeout)
 
 
 def fullmatch(pattern: str, text: str, *, pattern_id: str, on_timeout: bool) -> bool:
-    """Like search, but the pattern must match the whole text (allow patterns)."""
-    return _run(pattern, text, pattern_id=pattern_id, on_timeout=on_timeout, whole=True)
+    """Same as search(), but the pattern must match the whole text (allow patterns match a
+    value whole). A text over MAX_INPUT cannot be checked whole within the limits, so it
+    gets on_timeout too: cutting it would let an allow pattern pass a value whose tail it
+    never saw."""
+    return _run("fullmatch", pattern, text, pattern_id, on_timeout)
 
 
-# --- run time ---------------------------------------------------------------------------------
+def _run(how: str, pattern: str, text: str, pattern_id: str, on_timeout: bool) -> bool:
+    pattern_object = compiled(pattern) if isinstance(pattern, str) else None
+    if pattern_object is None:
+        _warn(pattern_id, "compile", "policy pattern %r does not compile; skipped", pattern_id)
+        return False
+    try:
+        if how == "fullmatch" and len(text) > MAX_INPUT:
+            _warn(
+                pattern_id,
+                "long",
+                "policy pattern %r: a value over %d characters cannot be matched whole; "
+                "treated as %s (fail closed)",
+                pattern_id,
+                MAX_INPUT,
+                _verdict(on_timeout),
+            )
+            return on_timeout
+        run = pattern_object.fullmatch if how == "fullmatch" else pattern_object.search
+        return run(text[:MAX_INPUT], timeout=RUN_LIMIT) is not None
+    except TimeoutError:
+        _warn(
+            pattern_id,
+            "timeout",
+            "policy pattern %r took over %d ms; treated as %s (fail closed), it stays on",
+            pattern_id,
+            round(RUN_LIMIT * 1000),
+            _verdict(on_timeout),
+        )
+    except Exception:  # a bug here must not break the hook: fail closed and say so
+        _warn(
+            pattern_id,
+            "error",
+            "policy pattern %r failed; treated as %s (fail closed)",
+            pattern_id,
+            _verdict(on_timeout),
+            exc_info=True,
+        )
+    return on_timeout
+
+
+def _verdict(on_timeout: bool) -> str:
+    return "matched" if on_timeout else "not matched"
+
+
+# --- the once-a-minute log --------------------------------------------------------------
 
 _last_logged: dict[tuple[str, str], float] = {}
+_log_lock = threading.Lock()
 
 
-def _run(pattern: str, text: str, *, pattern_id: str, on_timeout: bool, whole: bool) -> bool:
-    compiled_pattern = compiled(pattern)
-    if compiled_pattern is None:
-        _log_once(pattern_id, "does not compile and is skipped")
-        return False
-    find = compiled_pattern.fullmatch if whole else compiled_pattern.search
-    try:
-        return find(text[:MAX_INPUT], timeout=RUN_LIMIT) is not None
-    except TimeoutError:
-        outcome = "counts as matched" if on_timeout else "does not allow"
-        _log_once(pattern_id, f"took over {RUN_LIMIT * 1000:.0f} ms and {outcome}")
-        return on_timeout
-
-
-def _log_once(pattern_id: str, what: str) -> None:
+def _warn(
+    pattern_id: str, reason: str, message: str, *args: object, exc_info: bool = False
+) -> None:
+    """log.warning, at most once per LOG_EVERY for each (pattern id, reason)."""
     now = time.monotonic()
-    key = (pattern_id, what)
-    last = _last_logged.get(key)
-    if last is not None and now - last < 60:
-        return
-    if len(_last_logged) > 1000:
-        for old in [k for k, t in _last_logged.items() if now - t >= 60]:
-            del _last_logged[old]
-    _last_logged[key] = now
-    log.warning("policy pattern %s %s", pattern_id, what)
+    key = (str(pattern_id), reason)
+    with _log_lock:
+        last = _last_logged.get(key)
+        if last is not None and now - last < LOG_EVERY:
+            return
+        if len(_last_logged) >= LOG_MEMORY:
+            for old in [k for k, at in _last_logged.items() if now - at >= LOG_EVERY]:
+                del _last_logged[old]
+            if len(_last_logged) >= LOG_MEMORY:  # that many live ids: start afresh
+                _last_logged.clear()
+        _last_logged[key] = now
+    log.warning(message, *args, exc_info=exc_info)
 
 
-# --- the hostile probes -------------------------------------------------------------------------
+# --- the hostile probes -------------------------------------------------------------------
 
-
-def _probe_problem(pattern: str) -> str | None:
-    compiled_pattern = compiled(pattern)
-    if compiled_pattern is None:  # static_problem ran first; kept for direct callers
-        return "does not compile"
-    deadline = time.perf_counter() + PROBE_BUDGET
-    for probe in _probes(pattern):
-        left = deadline - time.perf_counter()
-        try:
-            if left <= 0:
-                raise TimeoutError
-            compiled_pattern.search(probe, timeout=left)
-        except TimeoutError:
-            budget = PROBE_BUDGET * 1000
-            return (
-                f"is too slow on a hostile 4 KB input (over {budget:.0f} ms for the probes); "
-                "simplify it"
-            )
-    return None
+PROBE_LENGTH = 4096
+PROBE_CHARS = "a0 -/.x"  # always tried, besides the pattern's own characters
+BREAKERS = ("!", "\x00")  # appended so that an anchored or greedy match has to give up
+ESCAPE_SAMPLES = {"d": "0", "w": "a_", "s": " \t\n", "D": "a", "W": "!", "S": "a", "h": " "}
+MAX_PROBE_CHARS = 40
+META = frozenset("\\()[]{}|*+?^$")
 
 
 def _probes(pattern: str) -> list[str]:
-    """4 KB inputs that make backtracking patterns slow: long runs of one character the
-    pattern may match, ended by one that breaks the match, and a few mixes."""
-    singles = dict.fromkeys(c for c in pattern.lower() if c.isalnum() or c in " -_./:=@")
-    singles.update(dict.fromkeys("a0 -/.x"))
-    probes = []
-    for char in list(singles)[:24]:
-        probes.append(char * (PROBE_SIZE - 1) + "!")
-        probes.append(char * (PROBE_SIZE - 1) + "\x00")
-    probes += [
-        "ab" * (PROBE_SIZE // 2),
-        "a " * (PROBE_SIZE // 2),
-        "a=" * (PROBE_SIZE // 2),
-        "-a" * (PROBE_SIZE // 2),
-        ("x" * 63 + "\n") * (PROBE_SIZE // 64),
-    ]
+    """4 KB inputs built to make a pattern backtrack: each of its characters repeated then
+    broken, pairs of them alternating, and its literal text over and over."""
+    chars = _probe_chars(pattern)
+    body = PROBE_LENGTH - 1
+    probes = [char * body + breaker for char in chars for breaker in BREAKERS]
+    probes += [(a + b) * (body // 2) + "!" for a, b in itertools.pairwise(chars)]
+    probes.append("ab" * (body // 2) + "!")
+    literal = "".join(char for char in pattern if char not in META) or "a"
+    probes.append((literal * (body // len(literal) + 1))[:body] + "!")
+    probes.append(("a" * 64 + " ") * (body // 65) + "!")
     return probes
 
 
-# --- the structure scan -------------------------------------------------------------------------
+def _probe_chars(pattern: str) -> list[str]:
+    """The pattern's literal characters and samples of its escapes (\\d, \\s, ...), then
+    PROBE_CHARS; lower case, since the patterns run case-insensitively."""
+    chars: dict[str, None] = {}
+    escaped = False
+    for char in pattern:
+        if escaped:
+            chars.update(dict.fromkeys(ESCAPE_SAMPLES.get(char, char)))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char not in META:
+            lower = char.lower()
+            chars[lower if len(lower) == 1 else char] = None  # "İ".lower() is two
+    own = list(chars)[:MAX_PROBE_CHARS]
+    return own + [char for char in PROBE_CHARS if char not in own]
 
 
-class _Unsafe(Exception):
-    """A structure validation refuses; the message is the sentence fragment."""
+def _probes_pass(pattern_object: regex.Pattern, probes: list[str]) -> bool:
+    """All probes, with search and with fullmatch, inside PROBE_BUDGET together.
 
-
-class _Shape:
-    def __init__(self) -> None:
-        self.unbounded = 0
-
-
-class _Group:
-    def __init__(self) -> None:
-        self.quantified = False  # holds a quantifier at any depth
-        self.alternation = False  # holds a | at any depth
-
-
-_BACKREF_DIGIT = regex.compile(r"\\([1-9][0-9]?)")
-
-
-def _scan(pattern: str) -> _Shape:
-    """Walk the pattern once: escapes and classes are atoms, groups nest, quantifiers are
-    counted and checked against the group they repeat."""
-    shape = _Shape()
-    stack: list[_Group] = [_Group()]
-    i, n = 0, len(pattern)
-    last_atom_group: _Group | None = None  # the group that just closed, if the atom is one
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i = _escape(pattern, i)
-            last_atom_group = None
-        elif c == "[":
-            i = _class_end(pattern, i)
-            last_atom_group = None
-        elif c == "(":
-            i = _group_open(pattern, i)
-            stack.append(_Group())
-            last_atom_group = None
-        elif c == ")":
-            closed = stack.pop() if len(stack) > 1 else _Group()
-            parent = stack[-1]
-            parent.quantified |= closed.quantified
-            parent.alternation |= closed.alternation
-            last_atom_group = closed
-            i += 1
-        elif c == "|":
-            stack[-1].alternation = True
-            last_atom_group = None
-            i += 1
-        elif c in "*+?{" and (quantifier := _quantifier(pattern, i)) is not None:
-            end, repeats, unbounded = quantifier
-            shape.unbounded += unbounded
-            if repeats and last_atom_group is not None:
-                _check_repeated(last_atom_group)
-            stack[-1].quantified = True
-            last_atom_group = None
-            i = end
-        else:  # a literal, including a { that is not a quantifier
-            last_atom_group = None
-            i += 1
-    return shape
-
-
-def _check_repeated(group: _Group) -> None:
-    if group.quantified:
-        raise _Unsafe("repeats a group that holds a quantifier, as (a+)+ does")
-    if group.alternation:
-        raise _Unsafe("repeats a group that holds an alternation, as (a|aa)* does")
-
-
-def _escape(pattern: str, i: int) -> int:
-    """The end of the escape at i; refuses back-references (\\1, \\g<…>, \\k<…>)."""
-    nxt = pattern[i + 1 : i + 2]
-    if match := _BACKREF_DIGIT.match(pattern, i):
-        raise _Unsafe(f"uses a back-reference ({match.group(0)})")
-    if nxt in ("g", "k") and pattern[i + 2 : i + 3] in ("<", "{", "'"):
-        close = {"<": ">", "{": "}", "'": "'"}[pattern[i + 2]]
-        end = pattern.find(close, i + 3)
-        ref = pattern[i : end + 1 if end != -1 else len(pattern)]
-        raise _Unsafe(f"uses a back-reference ({ref})")
-    if nxt in ("p", "P", "x", "N", "u", "U") and pattern[i + 2 : i + 3] == "{":
-        end = pattern.find("}", i + 3)
-        return end + 1 if end != -1 else len(pattern)
-    return i + 2
-
-
-def _class_end(pattern: str, i: int) -> int:
-    """The index after the character class starting at i ([]a], [^]a], [[:alpha:]])."""
-    j = i + 1
-    if pattern[j : j + 1] == "^":
-        j += 1
-    if pattern[j : j + 1] == "]":
-        j += 1
-    depth = 1
-    while j < len(pattern):
-        c = pattern[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[" and pattern[j + 1 : j + 2] == ":":
-            end = pattern.find(":]", j + 2)
-            if end != -1:
-                j = end + 2
-                continue
-        if c == "]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return len(pattern)
-
-
-def _group_open(pattern: str, i: int) -> int:
-    """The index after a group's opening: (, (?:, (?i:, (?P<n>, lookarounds, (?P=n)."""
-    if pattern.startswith("(?P=", i):
-        end = pattern.find(")", i)
-        raise _Unsafe(f"uses a back-reference ({pattern[i : end + 1]})")
-    if pattern.startswith("(?#", i):  # a comment: skip it whole, as a group that holds nothing
-        end = pattern.find(")", i)
-        return end if end != -1 else len(pattern)
-    if not pattern.startswith("(?", i):
-        return i + 1
-    match = _GROUP_HEAD.match(pattern, i)
-    return match.end() if match else i + 2
-
-
-# What follows "(?" before a group's content: a name, a lookaround, or inline flags.
-_GROUP_HEAD = regex.compile(r"\(\?(?:P?<[^>=!]*>|<[=!]|[=!:>|]|[a-zA-Z0-9\-^]*:?)")
-
-
-def _quantifier(pattern: str, i: int) -> tuple[int, bool, bool] | None:
-    """(end, repeats more than once, unbounded) of the quantifier at i, or None."""
-    c = pattern[i]
-    if c == "{":
-        match = regex.match(r"\{(\d*)(,?)(\d*)\}", pattern[i:])
-        if match is None or (not match.group(1) and not match.group(3)):
-            return None
-        low, comma, high = match.groups()
-        end = i + match.end()
-        unbounded = bool(comma) and not high
-        repeats = unbounded or (int(high or low or 0) >= 2)
-    else:
-        end = i + 1
-        unbounded = c in "*+"
-        repeats = unbounded
-    if pattern[end : end + 1] in ("?", "+"):  # lazy or possessive: the same quantifier
-        end += 1
-    return end, repeats, unbounded
+    The budget is this thread's CPU time, not the wall clock: the engine's own timeout
+    counts CPU time (the process's), and a wall clock would refuse an innocent pattern
+    whenever the machine is busy. A negative timeout would mean no limit, so stop at zero.
+    """
+    deadline = time.thread_time() + PROBE_BUDGET
+    for probe in probes:
+        for run in (pattern_object.search, pattern_object.fullmatch):
+            remaining = deadline - time.thread_time()
+            if remaining <= 0:
+                return False
+            try:
+                run(probe, timeout=remaining)
+            except TimeoutError:
+                return False
+    return time.thread_time() <= deadline

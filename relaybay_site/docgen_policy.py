@@ -308,7 +308,7 @@ def _validation() -> list[str]:
         "lazy or possessive suffix does not count again);",
         "   - when a layer is saved, proposed or accepted and when policy.json is read, all "
         "the hostile probes "
-        f"({safe_regex.PROBE_SIZE // 1024} KB inputs that make backtracking slow) run "
+        f"({safe_regex.PROBE_LENGTH // 1024} KB inputs that make backtracking slow) run "
         f"within {_ms(safe_regex.PROBE_BUDGET)} together (a stored project or "
         "environment layer read back is not timed again).",
         "",
