@@ -21,6 +21,7 @@ from core.errors import NotFound
 from policy import global_file, validate
 from policy.merge import Layer, Merged, merge, preset_layer
 from policy.models import PENDING, PolicyLayer, PolicyProposal
+from policy.widen import widening
 from tasks.models import Project
 
 log = logging.getLogger("relaybay.policy")
@@ -154,6 +155,37 @@ def preview(scope: Scope, body: dict[str, Any]) -> Merged:
     return merge(layers)
 
 
+def widens_on_live(scope: Scope, body: dict[str, Any]) -> tuple[str, ...]:
+    """What saving `body` as the scope's layer widens on live (policy/widen.py); () if
+    nothing. An environment layer of a local or test environment asks only when that
+    environment becomes live (§7). The services ask for confirmation with it; the page
+    shows it in the editor's preview and on every pending proposal."""
+    if scope.environment is not None and scope.environment.kind != "live":
+        return ()
+    return widening(effective(scope).merged, preview(scope, body))
+
+
+def own_body(scope: Scope) -> dict[str, Any]:
+    """The scope's own layer as it stands: the global file's (last valid) body, the stored
+    project or environment layer, or {} when there is none."""
+    if scope.kind == GLOBAL:
+        return dict(global_file.state().body)
+    layer = own_layer(scope)
+    return dict(layer.body) if layer is not None else {}
+
+
+def proposal_scope(proposal: PolicyProposal) -> Scope:
+    """The scope a proposal was made for, or NotFound when its environment is gone."""
+    if proposal.project is None:
+        return Scope()
+    if "/" in proposal.scope and proposal.environment is None:
+        raise NotFound(
+            f"The environment of proposal #{proposal.id} ({proposal.scope}) no longer exists; "
+            "reject it."
+        )
+    return Scope(project=proposal.project, environment=proposal.environment)
+
+
 def own_layer(scope: Scope) -> PolicyLayer | None:
     """The stored layer of a project or environment scope (None for global or none stored)."""
     if scope.kind == GLOBAL:
@@ -180,6 +212,11 @@ def stored_layers() -> list[PolicyLayer]:
 
 def layer_source(layer: PolicyLayer) -> str:
     return _source_of(layer)
+
+
+def layer_problems(layer: PolicyLayer) -> list[str]:
+    """Why a stored layer is ignored ([] when it is in effect); checked once per version."""
+    return _layer_problems(layer, _source_of(layer))
 
 
 # --- the steps ----------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from policy.merge import merge_patch
 from policy.models import ACCEPTED, PENDING, REASON_MAX, REJECTED, PolicyLayer, PolicyProposal
 from policy.presets import PRESETS
 from policy.selectors import GLOBAL, Scope
-from policy.widen import widening
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
 from tasks.fields import clean_text
@@ -274,20 +273,11 @@ def _pending(proposal: int) -> PolicyProposal:
 
 
 def _scope_of(found: PolicyProposal) -> Scope:
-    if found.project is None:
-        return Scope()
-    if "/" in found.scope and found.environment is None:
-        raise NotFound(
-            f"The environment of proposal #{found.id} ({found.scope}) no longer exists; reject it."
-        )
-    return Scope(project=found.project, environment=found.environment)
+    return selectors.proposal_scope(found)
 
 
 def _current_body(target: Scope) -> dict[str, Any]:
-    if target.kind == GLOBAL:
-        return dict(global_file.state().body)
-    layer = selectors.own_layer(target)
-    return dict(layer.body) if layer is not None else {}
+    return selectors.own_body(target)
 
 
 def _patched(target: Scope, patch: dict[str, Any], *, label: str) -> dict[str, Any]:
@@ -297,12 +287,7 @@ def _patched(target: Scope, patch: dict[str, Any], *, label: str) -> dict[str, A
 
 
 def _widens(target: Scope, body: dict[str, Any]) -> tuple[str, ...]:
-    """What saving `body` as the scope's layer widens on live. An environment layer of a
-    local or test environment asks only when that environment becomes live (§7)."""
-    if target.environment is not None and target.environment.kind != "live":
-        return ()
-    before = selectors.effective(target).merged
-    return widening(before, selectors.preview(target, body))
+    return selectors.widens_on_live(target, body)
 
 
 def _refuse_broken_file(verb: str) -> None:

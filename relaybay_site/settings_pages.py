@@ -1,8 +1,9 @@
 """Settings pages of the site itself: the tab bar, /settings, Settings → Notifications.
 
 `/settings` leads to the first section that exists: Integrations (§2 Navigation, §5), then
-Notifications (§2 Browser notification); Policy comes later. Which sections exist is decided
-like the sidebar: by whether their URL name resolves.
+Notifications (§2 Browser notification), then Policy (policy/views.py, §7). Which sections
+exist is decided like the sidebar: by whether their URL name resolves. Pages of an app take
+the tabs from `{% settings_sections "<name>" as sections %}` (apps do not import the roof).
 """
 
 from __future__ import annotations

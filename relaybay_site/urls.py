@@ -19,4 +19,5 @@ urlpatterns = [
     path("", include("sessions.urls")),
     path("", include("plans.urls")),
     path("", include("reviews.urls")),
+    path("", include("policy.urls")),
 ]
