@@ -58,8 +58,6 @@ TABLE: dict[str, Fragment] = {
             "session.status_changed",
             "comment.added",
             "comment.read",
-            "environment.proposed",
-            "environment.proposal_*",
             "policy.proposed",
             "policy.proposal_*",
         ),
