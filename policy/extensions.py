@@ -24,7 +24,7 @@ def policy_proposals_group() -> InboxGroup | None:
             title=f"#{p.id} {p.scope}: {one_line(p.reason, 80)}",
             href=f"{page}?{urlencode({'scope': p.scope})}#proposal-{p.id}",
             detail=f"proposed by {p.proposed_by}",
-            project=p.project.slug if p.project else "",
+            project=p.project.name if p.project else "",
         )
         for p in proposals
     )
