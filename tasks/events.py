@@ -47,6 +47,15 @@ class EventKind(StrEnum):
     ATTACHMENT_ADDED = "attachment.added"
     ATTACHMENT_UPDATED = "attachment.updated"
     ATTACHMENT_REMOVED = "attachment.removed"
+    ENVIRONMENT_CREATED = "environment.created"
+    ENVIRONMENT_UPDATED = "environment.updated"
+    ENVIRONMENT_DELETED = "environment.deleted"
+    ENVIRONMENT_ACCESS_ADDED = "environment.access_added"
+    ENVIRONMENT_ACCESS_UPDATED = "environment.access_updated"
+    ENVIRONMENT_ACCESS_REMOVED = "environment.access_removed"
+    ENVIRONMENT_PROPOSED = "environment.proposed"
+    ENVIRONMENT_PROPOSAL_ACCEPTED = "environment.proposal_accepted"
+    ENVIRONMENT_PROPOSAL_REJECTED = "environment.proposal_rejected"
     POLICY_PROPOSED = "policy.proposed"
     POLICY_PROPOSAL_ACCEPTED = "policy.proposal_accepted"
     POLICY_PROPOSAL_REJECTED = "policy.proposal_rejected"
@@ -240,6 +249,33 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "attachment.updated": lambda p: f"screenshot #{p.get('attachment_id')} caption changed",
     "attachment.removed": lambda p: f"screenshot #{p.get('attachment_id')} removed",
+    "environment.created": lambda p: (
+        f"environment {p.get('environment', '')} ({p.get('kind', '')}) added"
+    ),
+    "environment.updated": lambda p: (
+        f"environment {p.get('environment', '')} changed: " + ", ".join(p.get("fields") or [])
+    ),
+    "environment.deleted": lambda p: f"environment {p.get('environment', '')} deleted",
+    "environment.access_added": lambda p: (
+        f"{p.get('access_kind', '')} access #{p.get('entry')} added to {p.get('environment', '')}"
+    ),
+    "environment.access_updated": lambda p: (
+        f"{p.get('access_kind', '')} access #{p.get('entry')} of {p.get('environment', '')} changed"
+    ),
+    "environment.access_removed": lambda p: (
+        f"{p.get('access_kind', '')} access #{p.get('entry')} removed from "
+        + p.get("environment", "")
+    ),
+    "environment.proposed": lambda p: (
+        f"environment proposal #{p.get('proposal')} for {p.get('environment', '')}: "
+        + p.get("reason", "")
+    ),
+    "environment.proposal_accepted": lambda p: (
+        f"environment proposal #{p.get('proposal')} for {p.get('environment', '')} accepted"
+    ),
+    "environment.proposal_rejected": lambda p: (
+        f"environment proposal #{p.get('proposal')} for {p.get('environment', '')} rejected"
+    ),
     "policy.proposed": lambda p: (
         f"policy proposal #{p.get('proposal')} for {p.get('scope', '')}: {p.get('reason', '')}"
         + (" (widens live)" if p.get("widens") else "")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from django.db import transaction
 
 if TYPE_CHECKING:
-    from tasks.models import Task
+    from tasks.models import Project, Task
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,13 @@ CallerResolver = Callable[..., Caller]
 TaskSection = Callable[["Task"], str | None]
 TaskFacts = Callable[["Task"], dict[str, Any]]
 TaskLineSuffixes = Callable[[list["Task"]], dict[int, str]]
+ProjectLines = Callable[["Project"], list[str]]
 
 _caller_resolver: CallerResolver | None = None
 _md_sections: list[tuple[int, TaskSection]] = []
 _line_suffixes: list[tuple[int, TaskLineSuffixes]] = []
 _move_facts: list[TaskFacts] = []
+_project_lines: list[tuple[int, ProjectLines]] = []
 
 
 def plug_in_once(register: Callable[[], None]) -> Callable[[], None]:
@@ -118,6 +120,18 @@ def register_task_section(order: int, fn: TaskSection) -> None:
 
 def task_sections(task: Task) -> list[str]:
     return [text for _, fn in _md_sections if (text := fn(task))]
+
+
+def register_project_lines(order: int, fn: ProjectLines) -> None:
+    """Lines of project_snapshot after the description (the project's stands, §7)."""
+    if any(existing is fn for _, existing in _project_lines):
+        return
+    _project_lines.append((order, fn))
+    _project_lines.sort(key=lambda item: item[0])
+
+
+def project_lines(project: Project) -> list[str]:
+    return [line for _, fn in _project_lines for line in fn(project)]
 
 
 def register_task_line_suffix(order: int, fn: TaskLineSuffixes) -> None:

@@ -112,6 +112,8 @@ def snapshot_md(snap: Snapshot) -> str:
         lines.append(f"Repo: {project.repo_path}")
     if project.description:
         lines += ["", project.description.strip()]
+    if snap.extra_lines:
+        lines += ["", *snap.extra_lines]
     counts = " · ".join(f"{s} {snap.counts.get(s, 0)}" for s, _ in snap.stages)
     lines += ["", f"Tasks: {counts}"]
     if not any(snap.counts.values()):

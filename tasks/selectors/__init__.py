@@ -221,6 +221,7 @@ class Snapshot:
     counts: dict[str, int]  # stage → all tasks in it (done: every done task)
     done_hidden: int  # done tasks closed before the done window
     done_window_days: int
+    extra_lines: list[str] = field(default_factory=list)  # other apps' lines (stands, §7)
 
 
 def _done_cutoff() -> datetime:
@@ -261,6 +262,7 @@ def snapshot_data(slug: str) -> Snapshot:
         counts=counts,
         done_hidden=counts["done"] - len(by_stage["done"]),
         done_window_days=settings.RELAYBAY.done_window_days,
+        extra_lines=extensions.project_lines(project),
     )
 
 

@@ -1,0 +1,90 @@
+"""Reads of a project's stands: each environment with its effective levels and policy (§7).
+
+One function builds what the MCP answer, the snapshot lines and the Stands & access page
+show, so they cannot disagree about a level or its source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from environments.levels import Level, Stand, resolve_all
+from environments.models import PENDING, Environment, EnvironmentAccess, EnvironmentProposal
+from policy import selectors as policy_selectors
+from policy.merge import Merged
+from tasks.models import Project
+
+
+@dataclass(frozen=True)
+class StandView:
+    """One environment as it is shown: levels with sources, its guard, its entries."""
+
+    environment: Environment
+    levels: dict[str, Level]  # "default" (the environment's level) and each capability
+    guard_mode: str
+    guard_differs: bool  # its own policy makes the guard differ from the project's
+    entries: tuple[EnvironmentAccess, ...]
+    expose_test_secrets: bool
+    ignored_layers: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class StandsMap:
+    project: Project
+    preset: str
+    guard_mode: str
+    policy: Merged
+    stands: tuple[StandView, ...]
+
+
+def stands_map(project: Project) -> StandsMap:
+    """The project's map: its preset and guard mode, and every environment in order."""
+    project_effective = policy_selectors.effective_for(project)
+    mode = project_effective.merged.get("guard.mode", "warn")
+    views = []
+    environments = project.environments.prefetch_related("access_entries").order_by(
+        "position", "id"
+    )
+    for env in environments:
+        effective = policy_selectors.effective_for(project, env)
+        merged = effective.merged
+        own_mode = merged.get("guard.mode", "warn")
+        views.append(
+            StandView(
+                environment=env,
+                levels=resolve_all(Stand(env.kind, env.level, dict(env.overrides)), merged),
+                guard_mode=own_mode,
+                guard_differs=own_mode != mode,
+                entries=tuple(env.access_entries.all()),
+                expose_test_secrets=bool(merged.get("secrets.expose_test_secrets_to_agents")),
+                ignored_layers=effective.ignored,
+            )
+        )
+    return StandsMap(
+        project=project,
+        preset=project_effective.preset,
+        guard_mode=mode,
+        policy=project_effective.merged,
+        stands=tuple(views),
+    )
+
+
+def pending_proposals(project: Project | None = None) -> list[EnvironmentProposal]:
+    rows = EnvironmentProposal.objects.filter(status=PENDING).select_related("project")
+    if project is not None:
+        rows = rows.filter(project=project)
+    return list(rows.order_by("created_at", "id"))
+
+
+def text_fields(entry: EnvironmentAccess) -> dict[str, str]:
+    return {k: v for k, v in entry.fields.items() if not isinstance(v, dict)}
+
+
+def test_secret_names(entry: EnvironmentAccess) -> list[str]:
+    return sorted(k for k, v in entry.fields.items() if isinstance(v, dict))
+
+
+def test_secret_values(entry: EnvironmentAccess) -> dict[str, Any]:
+    """Only for environments_get when the policy exposes them to agents."""
+    return {k: v.get("value", "") for k, v in entry.fields.items() if isinstance(v, dict)}
