@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
+
 from environments import render_md, selectors
-from tasks.extensions import plug_in_once, register_project_lines
+from tasks.extensions import (
+    InboxGroup,
+    InboxRow,
+    plug_in_once,
+    register_inbox_group,
+    register_project_lines,
+)
 from tasks.models import Project
+from tasks.render_md import one_line
+
+INBOX_ORDER = 70  # after Agent replies (60), before Policy proposals (80): §2 Inbox order
 
 
 def snapshot_lines(project: Project) -> list[str]:
@@ -17,6 +28,26 @@ def snapshot_lines(project: Project) -> list[str]:
     ]
 
 
+def proposed_by_agents_group() -> InboxGroup | None:
+    """Inbox "Proposed by agents": pending environment proposals, linking to each project's
+    Stands & access page."""
+    proposals = selectors.pending_proposals()
+    if not proposals:
+        return None
+    rows = tuple(
+        InboxRow(
+            title=f"#{p.id} {p.project.slug}/{p.change.get('environment', '')}: "
+            + one_line(p.reason, 80),
+            href=reverse("environments", args=[p.project.slug]) + f"#env-proposal-{p.id}",
+            detail=f"proposed by {p.proposed_by}",
+            project=p.project.name,
+        )
+        for p in proposals
+    )
+    return InboxGroup(id="proposed-by-agents", title="Proposed by agents", rows=rows)
+
+
 @plug_in_once
 def register() -> None:
     register_project_lines(10, snapshot_lines)
+    register_inbox_group(INBOX_ORDER, proposed_by_agents_group)

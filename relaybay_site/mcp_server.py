@@ -9,6 +9,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from core.mcp import RelaybayMCPServer
+from environments import mcp_tools as environment_tools
 from plans import mcp_tools as plan_tools
 from policy import mcp_tools as policy_tools
 from relaybay import get_version
@@ -27,6 +28,13 @@ def build_server() -> MCPServer:
         instructions=instructions.server_instructions(),
         subscriptions=False,  # no listen stream: restarts stay invisible to Claude Code
     )
-    for app_tools in (task_tools, session_tools, plan_tools, review_tools, policy_tools):
+    for app_tools in (
+        task_tools,
+        session_tools,
+        plan_tools,
+        review_tools,
+        environment_tools,
+        policy_tools,
+    ):
         app_tools.register(server)
     return server

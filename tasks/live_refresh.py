@@ -58,10 +58,17 @@ TABLE: dict[str, Fragment] = {
             "session.status_changed",
             "comment.added",
             "comment.read",
+            "environment.proposed",
+            "environment.proposal_*",
             "policy.proposed",
             "policy.proposal_*",
         ),
         "the Inbox list and its sidebar badge (notify.js sends at most one notice per 2 s)",
+    ),
+    "stands": Fragment(
+        "project",
+        ("environment.*", "policy.updated"),
+        "Stands & access: the pending proposals and each environment's panel and levels",
     ),
     "policy_proposals": Fragment(
         "all",
