@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.urls import reverse
 
 from environments import render_md, selectors
+from environments.services._steps import check_secrets
+from policy.seams import register_text_check
 from tasks.extensions import (
     InboxGroup,
     InboxRow,
@@ -51,3 +53,5 @@ def proposed_by_agents_group() -> InboxGroup | None:
 def register() -> None:
     register_project_lines(10, snapshot_lines)
     register_inbox_group(INBOX_ORDER, proposed_by_agents_group)
+    # A policy proposal's reason passes the same secret checks as an environment proposal.
+    register_text_check(check_secrets)

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import DomainError, InvalidField, NotFound
-from policy import global_file, selectors, validate
+from policy import global_file, seams, selectors, validate
 from policy.merge import merge_patch
 from policy.models import ACCEPTED, PENDING, REASON_MAX, REJECTED, PolicyLayer, PolicyProposal
 from policy.presets import PRESETS
@@ -74,6 +74,7 @@ def policy_propose(*, scope: str, patch: Any, reason: str, actor: Actor) -> Outc
     with transaction.atomic():
         who = caller_in(actor)
         target = selectors.resolve_scope(scope)
+        seams.check_texts({"reason": why}, selectors.effective(target).merged)  # §9.9
         body = _patched(target, patch, label=f"proposal for {target.label()}")
         widens = _widens(target, body)
         proposal = PolicyProposal.objects.create(

@@ -348,3 +348,13 @@ def test_a_stored_pattern_that_does_not_compile_loses_only_that_pattern() -> Non
     merged = effective("acme").merged
     assert merged.get("guard.mode") == "block"  # the layer stays in effect
     assert merged.get("guard.patterns")[0]["id"] == "odd"  # the guard skips the pattern itself
+
+
+def test_a_proposal_reason_holding_a_secret_is_refused_without_repeating_it() -> None:
+    make_project("acme")
+    token = "ghp_" + "Z9y8" * 9
+    with pytest.raises(InvalidField) as refused:
+        propose("acme", {"guard": {"mode": "block"}}, reason=f"CI uses {token} for pushes")
+    assert "(github-token)" in str(refused.value)
+    assert token not in str(refused.value)
+    assert not PolicyProposal.objects.exists()
