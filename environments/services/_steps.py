@@ -128,12 +128,20 @@ def has_test_secrets(environment: Environment) -> bool:
 
 
 def apply_change(
-    project: Project, change: Change, *, actor: str, confirmed: bool, write: bool
+    project: Project,
+    change: Change,
+    *,
+    actor: str,
+    confirmed: bool,
+    write: bool,
+    proposal: bool = False,
 ) -> tuple[Environment, list[EnvironmentAccess], tuple[str, ...]]:
     """Validate `change` against the project and, when `write`, store it with its events.
 
     Returns the environment, the added entries and the changed field names. Raises
-    NeedsConfirmation (unless confirmed) when it raises live (§7 Permission levels).
+    NeedsConfirmation (unless confirmed) when it raises live (§7 Permission levels). The
+    secret checks use the environment's effective policy, or the project's for a new
+    environment and for a proposal (§7).
     """
     existing = find_environment(project, change.environment)
     if existing is None and change.kind is None:
@@ -159,14 +167,15 @@ def apply_change(
             )
     if existing is None and find_environment(project, env.name) is not None:
         raise InvalidField("name", f"{project.slug} already has an environment named {env.name}.")
-    policy = environment_policy(project, existing)
+    policy = environment_policy(project, None if proposal else existing)
     check_secrets({k: getattr(env, k) for k in TEXT_FIELDS if getattr(env, k)}, policy)
     entries = [_new_entry(env, item, policy) for item in change.access]
+    levels_policy = environment_policy(project, existing)
     reasons = confirmations(
         before,
         Stand(env.kind, env.level, dict(env.overrides)),
-        policy_before=policy,
-        policy_after=policy,
+        policy_before=levels_policy,
+        policy_after=levels_policy,
         project_policy=project_policy(project),
     )
     if reasons and not confirmed:

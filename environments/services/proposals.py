@@ -56,7 +56,7 @@ def environment_propose(
         found = load_project(project)
         check_secrets({"reason": why}, project_policy(found))
         parsed = parse_change(change)
-        apply_change(found, parsed, actor=who.name, confirmed=True, write=False)
+        apply_change(found, parsed, actor=who.name, confirmed=True, write=False, proposal=True)
         proposal = EnvironmentProposal.objects.create(
             project=found,
             change=change,
@@ -81,8 +81,9 @@ def environment_proposal_accept(
     events); NeedsConfirmation when it raises live."""
     with transaction.atomic():
         found = _pending(proposal)
+        change = parse_change(found.change)
         apply_change(
-            found.project, parse_change(found.change), actor=actor, confirmed=confirmed, write=True
+            found.project, change, actor=actor, confirmed=confirmed, write=True, proposal=True
         )
         _decide(found, ACCEPTED, actor)
         record_event(
