@@ -20,6 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from relaybay_site import demo_stands
+
 DB_SIDE_FILES = ("-wal", "-shm")
 BACKUP_INFIX = ".before-demo-"
 REPO_PATH = "/home/dev/acme-shop"
@@ -444,6 +446,7 @@ def seed() -> Seeded:
     report(key, "api-agent", "pushed · S · schema served and linked")
     task_set_stage(key=key, stage="done", actor=owner)
     _seed_policy(owner)
+    demo_stands.seed(owner)
     return Seeded(projects=["acme-shop", "demo-api"], tasks=keys)
 
 

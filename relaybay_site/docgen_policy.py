@@ -2,7 +2,9 @@
 
 Everything a reader could see go stale comes from the code that decides it: the key table
 is walked from policy/schema.json, the presets from policy/presets.py, the rule and
-detector ids from policy/catalog.py, the regular-expression limits from policy/safe_regex.py,
+detector ids from policy/catalog.py, where the detectors are implemented and who calls them
+from environments/secret_spots.py and secrets.py, the regular-expression limits from
+policy/safe_regex.py,
 what widens live from policy/widen.py's docstring, the error line and the merge example
 from running validate and merge, the two tools from the MCP server's own listing.
 tests/test_docs_current.py fails when docs/policy.md differs from what this renders, and
@@ -17,6 +19,7 @@ from typing import Any
 
 import regex
 
+from environments import secret_spots, secrets
 from policy import catalog, safe_regex, validate, widen
 from policy.merge import EDITABLE_LISTS, Layer, merge, preset_layer, show
 from policy.presets import PRESETS, SUMMARY
@@ -389,7 +392,37 @@ def _detectors() -> list[str]:
         "| --- | --- | --- |",
         *rows,
         "",
+        *_detectors_home(),
     ]
+
+
+def _detectors_home() -> list[str]:
+    """Where the table lives and its three callers, named from the modules themselves."""
+    spots, checks = _path(secret_spots), _path(secrets)
+    with_patterns = {spot.detector for spot in secret_spots.SECRET_SPOTS}
+    name_rules = [d.id for d in catalog.SECRET_DETECTORS if d.id not in with_patterns]
+    return [
+        f"They are implemented once, in `{spots}`: a table of "
+        f"{len(secret_spots.SECRET_SPOTS)} patterns under these ids ("
+        + " and ".join(f"`{d}`" for d in name_rules)
+        + f" are rules on a field's name instead, in `{checks}`). Three callers share the "
+        f"table through `{checks}`:",
+        "",
+        f"- `{secrets.check_fields.__name__}`: the writes of environments, access entries and "
+        "environment proposals, which refuse a value that looks like a secret, naming the "
+        "field and the detector, never the value;",
+        f"- `{secrets.scan_text.__name__}`: the memory's secret scan of notes, documents and "
+        "titles (the memory comes later, §8);",
+        f"- `{secrets.mask.__name__}`: the guard's journal, which masks every spot whatever "
+        "`secrets.disable` says (the guard comes later).",
+        "",
+        "These are pattern checks: a secret in an unusual shape, such as plain prose, can pass.",
+        "",
+    ]
+
+
+def _path(module: Any) -> str:
+    return module.__name__.replace(".", "/") + ".py"
 
 
 def _tools() -> list[str]:

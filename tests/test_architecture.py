@@ -210,6 +210,17 @@ def test_the_policy_app_imports_only_the_base() -> None:
     )
 
 
+def test_the_environments_app_imports_only_policy_and_the_base() -> None:
+    """environments sits on policy (effective policies, safe_regex, the widening rule) and
+    the base; the calling session comes through tasks.extensions' caller seam, and the guard
+    and the memory will import environments.secrets, never the other way round."""
+    forbidden = set(PACKAGES) - {"environments", "policy", "tasks", FOUNDATION}
+    offenders = sorted(_imports_of("environments", forbidden))
+    assert offenders == [], "environments may import policy, tasks and core only:\n" + "\n".join(
+        map(str, offenders)
+    )
+
+
 # Known exceptions to "core imports no app", each to be removed, never added to.
 # Issue 13 §3: the `[rules]` setting is validated by the working-rules module when the
 # settings load, before Django starts (docs/architecture.md §2 names this one exception).

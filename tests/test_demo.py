@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer, run_cli
 
 DB = "relaybay.sqlite"
@@ -158,6 +159,64 @@ def test_settings_policy_has_a_project_layer_and_a_pending_proposal(seeded: Path
     assert not (seeded / "policy.json").exists(), "the demo leaves the global policy alone"
 
 
+def test_acme_shop_has_local_test_and_live_stands_with_access_and_a_pending_proposal(
+    seeded: Path,
+) -> None:
+    from relaybay_site import demo_stands
+
+    stands = rows(
+        seeded,
+        "SELECT e.name, e.kind, e.base_url, e.sign_in_allowed, e.changed_by "
+        "FROM environments_environment e JOIN tasks_project p ON p.id = e.project_id "
+        "WHERE p.slug = 'acme-shop' ORDER BY e.position",
+    )
+    assert stands == [
+        ("local", "local", "http://localhost:8000", 1, "owner"),
+        ("test", "test", "https://test.acme-shop.example", 1, "owner"),
+        ("live", "live", "https://acme-shop.example", 0, "owner"),
+    ]
+    entries = rows(
+        seeded,
+        "SELECT e.name, a.kind, a.fields FROM environments_environmentaccess a "
+        "JOIN environments_environment e ON e.id = a.environment_id "
+        "ORDER BY e.position, a.position",
+    )
+    assert [(env, kind) for env, kind, _ in entries] == [
+        ("test", "db"),
+        ("test", "kubectl"),
+        ("live", "ssh"),
+        ("live", "logs"),
+    ]
+    fields = {kind: json.loads(text) for _, kind, text in entries}
+    assert fields["db"]["password_ref"] == "$ACME_TEST_DB_PASSWORD"
+    assert fields["ssh"] == {
+        "alias": "prod-alias",
+        "host": "shop-1.acme-shop.example",
+        "user": "deploy",
+        "key_path_ref": "~/.ssh/acme_live",
+    }
+    [(number, change, status, by, session)] = rows(
+        seeded,
+        "SELECT ep.id, ep.change, ep.status, ep.proposed_by, s.name "
+        "FROM environments_environmentproposal ep "
+        "JOIN agent_sessions_session s ON s.id = ep.session_id",
+    )
+    assert json.loads(change) == demo_stands.ENVIRONMENT_PROPOSAL
+    assert (status, by, session) == ("pending", "invoice-agent", "invoice-agent")
+    # Every row came through the services: the log has its events, in order.
+    events = rows(
+        seeded, "SELECT kind, actor, payload FROM tasks_event WHERE kind LIKE 'environment.%'"
+    )
+    assert [(k, a) for k, a, _ in events] == [
+        ("environment.created", "owner"),
+        ("environment.created", "owner"),
+        ("environment.created", "owner"),
+        *[("environment.access_added", "owner")] * 4,
+        ("environment.proposed", "invoice-agent"),
+    ]
+    assert json.loads(events[-1][2])["proposal"] == number
+
+
 def test_no_token_is_created(seeded: Path) -> None:
     assert not (seeded / "token").exists()
 
@@ -200,6 +259,19 @@ def test_serve_serves_the_seeded_folder(seeded: Path) -> None:
     server = RelaybayServer(home=seeded).start()
     try:
         assert server.healthz()["status"] == "ok"
+        # An agent reads the demo's stands before touching a server (§7 MCP).
+        stands = call_tool(
+            server.base_url, server.token, "environments_get", {"project": "acme-shop"}
+        )
+        assert "Policy: preset default · guard block." in stands
+        assert (
+            "- access #3 ssh: alias=prod-alias, host=shop-1.acme-shop.example, user=deploy, "
+            "key_path_ref=~/.ssh/acme_live" in stands
+        )
+        snapshot = call_tool(
+            server.base_url, server.token, "project_snapshot", {"project": "acme-shop"}
+        )
+        assert "- live — live · agents: read (default) · https://acme-shop.example" in snapshot
     finally:
         server.stop()
     assert len(list((seeded / "attachments").rglob("*.png"))) == 2  # not swept as orphans

@@ -205,6 +205,9 @@ def test_the_policy_reference_lists_every_id_preset_and_limit():
         f"the first {safe_regex.MAX_INPUT} characters",
     ):
         assert limit in validation, limit
+    assert "implemented once, in `environments/secret_spots.py`" in text
+    for caller in ("check_fields", "scan_text", "mask"):
+        assert f"- `{caller}`: " in text
     assert "policy.json: guard.mode: 'loud' is not one of ['off', 'log', 'warn', 'block']" in text
     assert "### [`policy_get`](mcp-tools.md#policy_get) (read-only)" in text
     assert "### [`policy_propose`](mcp-tools.md#policy_propose) (write)" in text

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from environments import services as environment_services
+from environments.services import Change
 from plans import services as plan_services
 from policy import global_file
 from policy import services as policy_services
@@ -34,6 +36,7 @@ from tasks.models import Comment, Event, Task
 from tasks.render_md import event_line
 from tasks.selectors import events_since
 from tasks.selectors.activity import activity_page, parse_filters
+from tests.environments.factories import make_environment
 from tests.reviews import images
 from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import ACTOR, make_project, make_task
@@ -666,6 +669,182 @@ def test_a_refused_policy_proposal_emits_nothing():
     def refused() -> None:
         with pytest.raises(Exception, match=r"guard\.mode"):
             call()
+
+    assert emitted(refused) == []
+
+
+STAND = keys("environment", "kind", "level", "fields")
+ACCESS = keys("environment", "entry", "access_kind", "fields")
+ENV_PROPOSAL = keys("proposal", "environment")
+
+
+def stand(name: str = "staging", kind: str = "test") -> None:
+    make_project("acme-shop")
+    make_environment("acme-shop", name, kind, base_url=f"https://{name}.acme-shop.example")
+
+
+def ssh_entry() -> int:
+    """An ssh entry of staging: references only (the alias, where the key lives)."""
+    stand()
+    return environment_services.access_add(
+        project="acme-shop",
+        environment="staging",
+        kind="ssh",
+        fields={"alias": "staging", "key_path_ref": "~/.ssh/acme_staging"},
+        actor=ACTOR,
+    ).obj.id
+
+
+def env_proposed(change: dict[str, Any]) -> int:
+    call = environment_services.environment_propose
+    return call(project="acme-shop", change=change, reason="db needs care", actor=ACTOR).obj.id
+
+
+@contract("environment.created")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(
+        environment_services.environment_save,
+        project="acme-shop",
+        change=Change(environment="staging", kind="test"),
+        actor=ACTOR,
+    )
+    return Case(call, [("environment.created", STAND)], "environment staging (test) added")
+
+
+@contract("environment.updated")
+def _() -> Case:
+    stand()
+    call = partial(
+        environment_services.environment_save,
+        project="acme-shop",
+        change=Change(environment="staging", base_url="https://qa.acme-shop.example"),
+        actor=ACTOR,
+    )
+    return Case(call, [("environment.updated", STAND)], "staging changed: base_url")
+
+
+@contract("environment.deleted")
+def _() -> Case:
+    stand()
+    call = partial(
+        environment_services.environment_delete,
+        project="acme-shop",
+        environment="staging",
+        actor=ACTOR,
+    )
+    return Case(call, [("environment.deleted", STAND)], "environment staging deleted")
+
+
+@contract("environment.access_added")
+def _() -> Case:
+    stand()
+    call = partial(
+        environment_services.access_add,
+        project="acme-shop",
+        environment="staging",
+        kind="db",
+        fields={"host": "db.internal", "password_ref": "$ACME_DB_PASSWORD"},
+        actor=ACTOR,
+    )
+    return Case(call, [("environment.access_added", ACCESS)], "added to staging")
+
+
+@contract("environment.access_updated")
+def _() -> Case:
+    entry = ssh_entry()
+    call = partial(
+        environment_services.access_update,
+        entry=entry,
+        fields={"alias": "staging-2", "key_path_ref": "~/.ssh/acme_staging"},
+        actor=ACTOR,
+    )
+    return Case(
+        call, [("environment.access_updated", ACCESS)], f"ssh access #{entry} of staging changed"
+    )
+
+
+@contract("environment.access_removed")
+def _() -> Case:
+    entry = ssh_entry()
+    call = partial(environment_services.access_remove, entry=entry, actor=ACTOR)
+    return Case(
+        call, [("environment.access_removed", ACCESS)], f"ssh access #{entry} removed from staging"
+    )
+
+
+@contract("environment.proposed")
+def _() -> Case:
+    stand()
+    call = partial(
+        environment_services.environment_propose,
+        project="acme-shop",
+        change={"environment": "staging", "overrides": {"db": "ask"}},
+        reason="db needs care",
+        actor=ACTOR,
+    )
+    return Case(
+        call,
+        [("environment.proposed", ENV_PROPOSAL | keys("reason"))],
+        "for staging: db needs care",
+    )
+
+
+@contract("environment.proposal_accepted")
+def _() -> Case:
+    stand()
+    number = env_proposed({"environment": "staging", "overrides": {"db": "ask"}})
+    call = partial(environment_services.environment_proposal_accept, proposal=number, actor=ACTOR)
+    # The change's own event first, then the decision, in the one transaction.
+    return Case(
+        call,
+        [("environment.updated", STAND), ("environment.proposal_accepted", ENV_PROPOSAL)],
+        f"#{number} for staging accepted",
+    )
+
+
+@contract("environment.proposal_rejected")
+def _() -> Case:
+    stand()
+    number = env_proposed({"environment": "staging", "overrides": {"db": "ask"}})
+    call = partial(environment_services.environment_proposal_reject, proposal=number, actor=ACTOR)
+    return Case(
+        call, [("environment.proposal_rejected", ENV_PROPOSAL)], f"#{number} for staging rejected"
+    )
+
+
+@pytest.mark.usefixtures("_own_policy_file")
+def test_a_new_environment_with_access_emits_created_then_one_access_added_per_entry():
+    make_project("acme-shop")
+    change = Change(
+        environment="live",
+        kind="live",
+        access=[
+            {"kind": "ssh", "fields": {"alias": "prod-alias", "key_path_ref": "~/.ssh/acme_live"}},
+            {"kind": "logs", "fields": {"url": "https://logs.acme-shop.example"}},
+        ],
+    )
+    call = partial(
+        environment_services.environment_save, project="acme-shop", change=change, actor=ACTOR
+    )
+    assert emitted(call) == [
+        ("environment.created", STAND),
+        ("environment.access_added", ACCESS),
+        ("environment.access_added", ACCESS),
+    ]
+
+
+@pytest.mark.usefixtures("_own_policy_file")
+def test_refused_stand_writes_emit_nothing():
+    stand("live", "live")
+
+    def refused() -> None:
+        with pytest.raises(Exception, match=r"notes.*password-option"):
+            env_proposed({"environment": "live", "notes": "psql --password=hunter2hunter2"})
+        with pytest.raises(Exception, match="raises agents' access on live"):
+            environment_services.environment_save(
+                project="acme-shop", change=Change(environment="live", level="full"), actor=ACTOR
+            )
 
     assert emitted(refused) == []
 

@@ -7,17 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
-import subprocess
-import sys
-import textwrap
-from contextlib import closing
 from typing import Any
 
 import pytest
 
 from tests.integration.mcp_agent import Agent, new_project, run
-from tests.support.server import RelaybayServer, clean_env
+from tests.support.server import RelaybayServer, read_only_db, run_django
 
 pytestmark = pytest.mark.integration
 
@@ -31,14 +26,12 @@ TABLES = (
 
 
 def rows(server: RelaybayServer) -> dict[str, list[tuple[Any, ...]]]:
-    uri = f"file:{server.home / 'relaybay.sqlite'}?mode=ro"
-    with closing(sqlite3.connect(uri, uri=True, timeout=5)) as db:
+    with read_only_db(server.home) as db:
         return {t: db.execute(f"SELECT * FROM {t} ORDER BY id").fetchall() for t in TABLES}
 
 
 def proposals(server: RelaybayServer) -> list[tuple[Any, ...]]:
-    uri = f"file:{server.home / 'relaybay.sqlite'}?mode=ro"
-    with closing(sqlite3.connect(uri, uri=True, timeout=5)) as db:
+    with read_only_db(server.home) as db:
         found = db.execute(
             "SELECT id, scope, patch, status, proposed_by FROM policy_policyproposal ORDER BY id"
         ).fetchall()
@@ -54,19 +47,13 @@ def proposal_number(answer: str) -> int:
 def owner_accepts(server: RelaybayServer, proposal: int) -> None:
     """The owner accepts on Settings → Policy: the same service, from a process of its own
     on the server's data folder (the page is not built yet; the server is not restarted)."""
-    code = textwrap.dedent(
+    run_django(
+        server.home,
         f"""
-        import django
-        django.setup()
         from policy import services
         services.policy_proposal_accept(proposal={proposal}, actor="owner")
-        """
+        """,
     )
-    env = clean_env(RELAYBAY_HOME=str(server.home), DJANGO_SETTINGS_MODULE="relaybay_site.settings")
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
 
 
 def test_the_policy_tools_are_listed_and_policy_get_is_read_only(server: RelaybayServer) -> None:

@@ -6,10 +6,14 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,6 +69,27 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def run_django(home: Path, code: str, timeout: float = 60) -> str:
+    """Run `code` (indented as it likes) with Django set up on the data folder `home`, in a
+    process of its own: how a test makes the owner's board writes through the real services
+    beside a running server, which reads the rows on its next call. Returns its stdout."""
+    script = "import django\ndjango.setup()\n" + textwrap.dedent(code)
+    env = clean_env(RELAYBAY_HOME=str(home), DJANGO_SETTINGS_MODULE="relaybay_site.settings")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@contextmanager
+def read_only_db(home: Path) -> Iterator[sqlite3.Connection]:
+    """The data folder's database, opened read-only beside a running server."""
+    uri = f"file:{home / 'relaybay.sqlite'}?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True, timeout=5)) as db:
+        yield db
 
 
 @dataclass

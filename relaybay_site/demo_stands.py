@@ -1,0 +1,79 @@
+"""The demo's Stands & access (§7): acme-shop's local, test and live stands with their access
+entries — references only, never a secret — and an agent's pending proposal for live.
+
+Written through the environments services, as the Stands & access page and
+environment_propose write them, so the rows have their events; `relaybay_site.demo.seed`
+calls `seed` after the policy layer, whose levels the stands then show.
+"""
+
+from __future__ import annotations
+
+ENVIRONMENTS = (
+    ("local", "local", "http://localhost:8000", "make run; the shop's own SQLite file."),
+    (
+        "test",
+        "test",
+        "https://test.acme-shop.example",
+        "Restored from last night's anonymised copy of live at 03:00 UTC.",
+    ),
+    (
+        "live",
+        "live",
+        "https://acme-shop.example",
+        "Deploys go through CI only; look, do not change.",
+    ),
+)
+ACCESS = (
+    (
+        "test",
+        "db",
+        {
+            "type": "postgres",
+            "host": "db.test.acme-shop.internal",
+            "port": "5432",
+            "database": "shop",
+            "user": "shop_agent",
+            "password_ref": "$ACME_TEST_DB_PASSWORD",
+        },
+    ),
+    ("test", "kubectl", {"context": "acme-test", "namespace": "shop"}),
+    (
+        "live",
+        "ssh",
+        {
+            "alias": "prod-alias",
+            "host": "shop-1.acme-shop.example",
+            "user": "deploy",
+            "key_path_ref": "~/.ssh/acme_live",
+        },
+    ),
+    ("live", "logs", {"url": "https://logs.acme-shop.example/app/shop"}),
+)
+ENVIRONMENT_PROPOSAL = {
+    "environment": "live",
+    "access": [
+        {"kind": "monitoring", "fields": {"url": "https://grafana.acme-shop.example/d/shop"}}
+    ],
+}
+ENVIRONMENT_PROPOSAL_AGENT = "invoice-agent"
+
+
+def seed(owner: str) -> None:
+    """Through the services, as the Stands & access page and environment_propose write them."""
+    from environments.services import Change, access_add, environment_propose, environment_save
+    from tasks.extensions import CallerRef
+
+    for name, kind, base_url, notes in ENVIRONMENTS:
+        change = Change(environment=name, kind=kind, base_url=base_url, notes=notes)
+        environment_save(project="acme-shop", change=change, actor=owner, confirmed=True)
+    for environment, kind, fields in ACCESS:
+        access_add(
+            project="acme-shop", environment=environment, kind=kind, fields=fields, actor=owner
+        )
+    environment_propose(
+        project="acme-shop",
+        change=ENVIRONMENT_PROPOSAL,
+        reason="I checked the VAT fix on live by asking for logs; with the shop dashboard in "
+        "live's map the next agent looks there first.",
+        actor=CallerRef(session=ENVIRONMENT_PROPOSAL_AGENT),
+    )
