@@ -17,9 +17,9 @@ from pydantic import BeforeValidator, Field
 from core.mcp import call_service, resource_answer
 from environments import render_md, selectors, services
 from environments.models import EnvironmentProposal
-from environments.services._steps import load_project
 from tasks.extensions import CallerRef
 from tasks.mcp_params import READ, WRITE, HookSession, Project, Session, SessionTitle
+from tasks.selectors import get_project
 from tasks.services import Outcome
 
 
@@ -48,7 +48,7 @@ ChangeParam = Annotated[
 
 
 def _map(project: str) -> str:
-    return render_md.stands_md(selectors.stands_map(load_project(project)))
+    return render_md.stands_md(selectors.stands_map(get_project(project)))
 
 
 def _proposed_md(outcome: Outcome[EnvironmentProposal]) -> str:

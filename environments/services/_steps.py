@@ -61,13 +61,6 @@ class Change:
 # --- loading ----------------------------------------------------------------------------------
 
 
-def load_project(slug: str) -> Project:
-    project = Project.objects.filter(slug=(slug or "").strip()).first()
-    if project is None:
-        raise NotFound(f"Unknown project {slug!r}. Call project_list to see the projects.")
-    return project
-
-
 def find_environment(project: Project, name: str) -> Environment | None:
     return project.environments.filter(name__iexact=(name or "").strip()).first()
 

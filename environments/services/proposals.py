@@ -18,12 +18,12 @@ from environments.services._steps import (
     Change,
     apply_change,
     check_secrets,
-    load_project,
     project_policy,
 )
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
 from tasks.fields import clean_text
+from tasks.selectors import get_project
 from tasks.services import Outcome
 
 CHANGE_KEYS = (
@@ -53,7 +53,7 @@ def environment_propose(
         raise InvalidField("reason", "reason is required: say why the stands should change.")
     with transaction.atomic():
         who = caller_in(actor)
-        found = load_project(project)
+        found = get_project(project)
         check_secrets({"reason": why}, project_policy(found))
         parsed = parse_change(change)
         apply_change(found, parsed, actor=who.name, confirmed=True, write=False, proposal=True)

@@ -24,10 +24,10 @@ from environments.services._steps import (
     environment_policy,
     load_entry,
     load_environment,
-    load_project,
     test_secrets_allowed,
 )
 from tasks.events import EventKind, record_event
+from tasks.selectors import get_project
 from tasks.services import Outcome
 
 KEEP = "***"  # a test secret line "name: ***" keeps the stored value
@@ -42,7 +42,7 @@ def environment_save(
     NeedsConfirmation when it raises live and `confirmed` is False.
     """
     with transaction.atomic():
-        found = load_project(project)
+        found = get_project(project)
         existed = found.environments.filter(name__iexact=change.environment.strip()).exists()
         env, entries, changed = apply_change(
             found, change, actor=actor, confirmed=confirmed, write=True
@@ -55,7 +55,7 @@ def environment_save(
 def environment_delete(*, project: str, environment: str, actor: str) -> Outcome[Environment]:
     """Delete an environment with its access entries and policy layer (environment.deleted)."""
     with transaction.atomic():
-        found = load_project(project)
+        found = get_project(project)
         env = load_environment(found, environment)
         payload = env_payload(env)
         env.delete()
@@ -74,7 +74,7 @@ def access_add(
 ) -> Outcome[EnvironmentAccess]:
     """Add an access entry (environment.access_added); test secrets only where allowed."""
     with transaction.atomic():
-        found = load_project(project)
+        found = get_project(project)
         env = load_environment(found, environment)
         policy = environment_policy(found, env)
         access_kind = f.clean_access_kind(kind)

@@ -156,7 +156,7 @@ def test_a_project_without_stands_says_how_to_propose_one(server: RelaybayServer
         snapshot = await agent.ok("project_snapshot", project="bare-shop")
         assert "Environments" not in snapshot
         text = await agent.err("environments_get", project="nope")
-        assert "Unknown project 'nope'" in text
+        assert "Unknown project nope." in text
         assert "project_list" in text
 
     run(server, scenario)
@@ -303,7 +303,7 @@ def test_malformed_proposals_are_refused_and_change_nothing(server: RelaybayServ
         ({"project": "refuse-shop", "change": {"level": "full"}}, "change.environment names"),
         (
             {"project": "nope", "change": {"environment": "live"}},
-            "Unknown project 'nope'. Call project_list",
+            "Unknown project nope. Call project_list",
         ),
     ]
 
