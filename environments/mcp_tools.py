@@ -57,7 +57,7 @@ def _proposed_md(outcome: Outcome[EnvironmentProposal]) -> str:
         f"Proposed environment change #{p.id} for {p.project.slug}/{p.change.get('environment')}; "
         "nothing changed yet. The owner accepts or rejects it on the Stands & access page."
     )
-    return "\n".join([head, *outcome.caller_notes])
+    return "\n".join([head, *outcome.notes, *outcome.caller_notes])
 
 
 async def environments_get(project: Project) -> str:

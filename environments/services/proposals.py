@@ -16,6 +16,7 @@ from core.errors import DomainError, InvalidField, NotFound
 from environments.models import ACCEPTED, PENDING, REJECTED, EnvironmentProposal
 from environments.services._steps import (
     Change,
+    NeedsConfirmation,
     apply_change,
     check_secrets,
     project_policy,
@@ -56,7 +57,11 @@ def environment_propose(
         found = get_project(project)
         check_secrets({"reason": why}, project_policy(found))
         parsed = parse_change(change)
-        apply_change(found, parsed, actor=who.name, confirmed=True, write=False, proposal=True)
+        try:  # validated like the owner's write; only the confirmation is left to the owner
+            apply_change(found, parsed, actor=who.name, confirmed=False, write=False, proposal=True)
+            raises: tuple[str, ...] = ()
+        except NeedsConfirmation as asked:
+            raises = asked.reasons
         proposal = EnvironmentProposal.objects.create(
             project=found,
             change=change,
@@ -71,7 +76,17 @@ def environment_propose(
             actor=who.name,
             payload=_payload(proposal, reason=why),
         )
-    return Outcome(obj=proposal, created=True, caller_notes=who.notes)
+    notes = (
+        (
+            "It raises agents' access on live ("
+            + "; ".join(raises)
+            + "), so the owner confirms it "
+            "a second time when accepting.",
+        )
+        if raises
+        else ()
+    )
+    return Outcome(obj=proposal, created=True, notes=notes, caller_notes=who.notes)
 
 
 def environment_proposal_accept(

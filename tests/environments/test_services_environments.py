@@ -340,3 +340,18 @@ def test_deleting_removes_the_entries_and_records_it() -> None:
     assert kinds()[-1] == "environment.deleted"
     with pytest.raises(NotFound, match="environments_get"):
         services.environment_delete(project="acme", environment="prod", actor=OWNER)
+
+
+def test_a_proposal_that_raises_live_says_so_and_is_still_recorded() -> None:
+    save("prod", kind="live")
+    outcome = services.environment_propose(
+        project="acme",
+        change={"environment": "prod", "level": "full"},
+        reason="deploys need it",
+        actor=CallerRef(session="agent-3"),
+    )
+    assert outcome.notes == (
+        "It raises agents' access on live (the level rises from read to full), so the owner "
+        "confirms it a second time when accepting.",
+    )
+    assert EnvironmentProposal.objects.get().status == "pending"
