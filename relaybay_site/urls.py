@@ -20,4 +20,5 @@ urlpatterns = [
     path("", include("plans.urls")),
     path("", include("reviews.urls")),
     path("", include("policy.urls")),
+    path("", include("environments.urls")),
 ]

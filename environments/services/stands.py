@@ -34,16 +34,23 @@ KEEP = "***"  # a test secret line "name: ***" keeps the stored value
 
 
 def environment_save(
-    *, project: str, change: Change, actor: str, confirmed: bool = False
+    *, project: str, change: Change, actor: str, confirmed: bool = False, new: bool = False
 ) -> Outcome[Environment]:
     """Create the environment `change.environment` names, or change it (None keeps a value).
 
     Events environment.created / environment.updated, environment.access_added. Raises
-    NeedsConfirmation when it raises live and `confirmed` is False.
+    NeedsConfirmation when it raises live and `confirmed` is False. `new`: the board's "Add
+    an environment" form, which must not overwrite an environment of the same name.
     """
     with transaction.atomic():
         found = get_project(project)
         existed = found.environments.filter(name__iexact=change.environment.strip()).exists()
+        if new and existed:
+            raise InvalidField(
+                "name",
+                f"{found.slug} already has an environment named {change.environment.strip()}; "
+                "change it in its own panel.",
+            )
         env, entries, changed = apply_change(
             found, change, actor=actor, confirmed=confirmed, write=True
         )
