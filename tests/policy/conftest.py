@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.utils import timezone
 
+from environments import services
 from environments.models import Environment
 from policy import global_file
 from tasks.models import Project
@@ -23,13 +23,8 @@ def policy_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
 
 
 def make_environment(project: Project, name: str = "live", kind: str = "live") -> Environment:
-    # The environments app has no write service yet (the Stands & access issue adds it);
-    # until then a row is made directly, with the fields that service will set.
-    return Environment.objects.create(
-        project=project,
-        name=name,
-        kind=kind,
-        sign_in_allowed=kind != "live",
-        changed_at=timezone.now(),
-        changed_by="tester",
-    )
+    """A stand made through its service, so its row has its event."""
+    change = services.Change(environment=name, kind=kind)
+    return services.environment_save(
+        project=project.slug, change=change, actor="tester", confirmed=True
+    ).obj
