@@ -56,6 +56,7 @@ class EventKind(StrEnum):
     ENVIRONMENT_PROPOSED = "environment.proposed"
     ENVIRONMENT_PROPOSAL_ACCEPTED = "environment.proposal_accepted"
     ENVIRONMENT_PROPOSAL_REJECTED = "environment.proposal_rejected"
+    LIVE_ACTION = "live.action"
     POLICY_PROPOSED = "policy.proposed"
     POLICY_PROPOSAL_ACCEPTED = "policy.proposal_accepted"
     POLICY_PROPOSAL_REJECTED = "policy.proposal_rejected"
@@ -192,6 +193,14 @@ def _review_step(verb: str) -> Callable[[dict[str, Any]], str]:
     return text
 
 
+def _live_action(p: dict[str, Any]) -> str:
+    """live.action: "deny on live: Bash ssh prod-alias sudo … (read, ssh-remote-change)"."""
+    why = ", ".join(part for part in (p.get("level"), p.get("rule")) if part)
+    text = f"{p.get('decision', '')} on {p.get('environment', '')}: {p.get('tool', '')}"
+    text += f" {p['command']}" if p.get("command") else ""
+    return text + (f" ({why})" if why else "")
+
+
 def _policy_updated(p: dict[str, Any]) -> str:
     """policy.updated: the scope, and what it widened on live (the owner confirmed it)."""
     text = f"policy of {p.get('scope', '')} changed"
@@ -276,6 +285,7 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "environment.proposal_rejected": lambda p: (
         f"environment proposal #{p.get('proposal')} for {p.get('environment', '')} rejected"
     ),
+    "live.action": _live_action,
     "policy.proposed": lambda p: (
         f"policy proposal #{p.get('proposal')} for {p.get('scope', '')}: {p.get('reason', '')}"
         + (" (widens live)" if p.get("widens") else "")

@@ -32,7 +32,7 @@ from sessions.hook_service import hook_event
 from sessions.models import Session
 from tasks import services
 from tasks.events import KINDS, describe
-from tasks.models import Comment, Event, Task
+from tasks.models import Comment, Event, Project, Task
 from tasks.render_md import event_line
 from tasks.selectors import events_since
 from tasks.selectors.activity import activity_page, parse_filters
@@ -810,6 +810,31 @@ def _() -> Case:
     call = partial(environment_services.environment_proposal_reject, proposal=number, actor=ACTOR)
     return Case(
         call, [("environment.proposal_rejected", ENV_PROPOSAL)], f"#{number} for staging rejected"
+    )
+
+
+LIVE_ACTION = keys("environment", "tool", "command", "decision", "level", "rule")
+
+
+@contract("live.action")
+def _() -> Case:
+    stand("live", "live")
+    call = partial(
+        environment_services.live_action_record,
+        project=Project.objects.get(slug="acme-shop"),
+        environment="live",
+        task=None,
+        tool="Bash",
+        command="ssh prod-alias sudo systemctl restart app",
+        decision="deny",
+        level="read",
+        rule="ssh-remote-change",
+        actor=ACTOR,
+    )
+    return Case(
+        call,
+        [("live.action", LIVE_ACTION)],
+        "deny on live: Bash ssh prod-alias sudo systemctl restart app (read, ssh-remote-change)",
     )
 
 

@@ -6,6 +6,7 @@ accepted proposal go through the same steps).
 """
 
 from environments.services._steps import Change, NeedsConfirmation
+from environments.services.journal import live_action_record
 from environments.services.proposals import (
     AlreadyDecided,
     environment_proposal_accept,
@@ -32,4 +33,5 @@ __all__ = [
     "environment_proposal_reject",
     "environment_propose",
     "environment_save",
+    "live_action_record",
 ]

@@ -1,0 +1,50 @@
+"""The journal of actions on live (§7): one live.action event per guarded tool call that
+touches a live environment, whatever the guard decided (not with the guard off).
+
+The command arrives masked (environments.guard Verdict.journal_command: whitespace
+collapsed, every secret spot and stored test secret masked, at most 200 characters); this
+service only checks the values it records and appends the event in the hook's transaction.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from core.errors import InvalidField
+from tasks.events import EventKind, record_event
+from tasks.models import Event, Project, Task
+
+DECISIONS = ("allow", "log", "warn", "ask", "deny")
+COMMAND_MAX = 200
+
+
+def live_action_record(
+    *,
+    project: Project,
+    environment: str,
+    task: Task | None,
+    tool: str,
+    command: str,
+    decision: str,
+    level: str,
+    rule: str,
+    actor: str,
+) -> Event:
+    """Append the live.action event of one guarded call on one live environment."""
+    if decision not in DECISIONS:
+        raise InvalidField("decision", f"decision must be one of {', '.join(DECISIONS)}.")
+    with transaction.atomic():
+        return record_event(
+            EventKind.LIVE_ACTION,
+            project=project,
+            task=task,
+            actor=actor,
+            payload={
+                "environment": environment,
+                "tool": tool[:200],
+                "command": command[:COMMAND_MAX],
+                "decision": decision,
+                "level": level,
+                "rule": rule,
+            },
+        )
