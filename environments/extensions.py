@@ -22,9 +22,9 @@ INBOX_ORDER = 70  # after Agent replies (60), before Policy proposals (80): §2 
 
 def snapshot_lines(project: Project) -> list[str]:
     """project_snapshot: one line per environment after the description (§7 MCP)."""
-    data = selectors.stands_map(project)
-    if not data.stands:
+    if not project.environments.exists():  # one query for a project without stands
         return []
+    data = selectors.stands_map(project)
     return ["Environments (read environments_get before touching a server):"] + [
         render_md.snapshot_line(view) for view in data.stands
     ]
