@@ -1,0 +1,27 @@
+"""The PreToolUse guard's decision engine (§7 Guard): pure logic, no views, no hooks.
+
+    verdict = decide(tool_name, tool_input, [stand_rules(view, policy, project_slug), …])
+
+shell.py splits a command into segments and shell words, commands.py finds the commands
+they run, identifiers.py where the text names an environment, rules.py the one table of
+mutating heuristics (plus the policy's own patterns), stand.py what the guard knows of an
+environment, decide.py the decision. The PreToolUse hook turns the Verdict into its answer
+and the journal's live.action events.
+"""
+
+from environments.guard.decide import Touch, Verdict, decide, read_call
+from environments.guard.identifiers import Identifier
+from environments.guard.shell import shell_words, split_segments
+from environments.guard.stand import StandRules, stand_rules
+
+__all__ = [
+    "Identifier",
+    "StandRules",
+    "Touch",
+    "Verdict",
+    "decide",
+    "read_call",
+    "shell_words",
+    "split_segments",
+    "stand_rules",
+]

@@ -1,0 +1,292 @@
+"""The guard's decision for one tool call (§7 Guard, PreToolUse).
+
+decide() reads the call (a Bash command, or every string of an MCP tool's input), finds the
+environments it names, and for each asks: which rules agree with what was named, how
+strict is the level they meet, and what does the environment's guard mode make of that.
+The hook answers with the strongest decision; the journal records every touch of a live
+environment. No database and no settings: the caller passes the environments as
+StandRules and turns the Verdict into the hook's answer and the live.action events.
+
+Names and rules are paired across the whole call, not per segment:
+`kubectl config use-context prod && kubectl delete pod x` names prod in one segment and
+deletes in the next, and the guard cannot tell which host a change elsewhere reaches, so
+it stays careful.
+
+A bug here raises: the hook logs it and lets the call go on (§7: a guard error never stops
+an agent), which beats hiding the error behind an answer nobody chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from environments.guard.commands import Budget, invocations
+from environments.guard.identifiers import (
+    MAX_IDENTIFIERS,
+    MIN_LENGTH,
+    Identifier,
+    Names,
+    mentions_any,
+    unquoted,
+)
+from environments.guard.rules import (
+    CustomRule,
+    PatternSearch,
+    Rule,
+    builtin_matches,
+    custom_rules,
+)
+from environments.guard.shell import split_segments
+from environments.guard.stand import StandRules
+from environments.secrets import mask
+from policy.catalog import LEVELS
+
+READ_LIMIT = 8192  # §7: only the first 8 KB (of UTF-8) of a call are read
+MAX_INPUT_NODES = 10_000  # values of an MCP input walked at most, whatever their nesting
+OWN_SERVER = "relaybay"
+
+DECISIONS = ("allow", "log", "warn", "ask", "deny")  # weakest to strongest
+_RANK = {decision: rank for rank, decision in enumerate(DECISIONS)}
+_STRICTNESS = {level: rank for rank, level in enumerate(LEVELS)}  # none 0 … full 3
+
+# Which rules count for which identifiers (§7): ssh → ssh, kubectl → kubectl, db → db,
+# gitops → deploy; the base_url host (capability "") and rules of no capability (MCP tool
+# names, custom patterns without one) take any. A kubectl context also takes deploy rules:
+# helm deploys into the context it names (helm upgrade … --kube-context prod).
+_AGREES = {
+    "ssh": frozenset({"ssh"}),
+    "kubectl": frozenset({"kubectl", "deploy"}),
+    "db": frozenset({"db"}),
+    "deploy": frozenset({"deploy"}),
+}
+
+
+@dataclass(frozen=True)
+class Touch:
+    """What the call does to one environment it names."""
+
+    project: str
+    environment: str
+    kind: str
+    decision: str  # "allow" (nothing), "log", "warn", "ask", "deny"
+    level: str  # the level that decided
+    rule: str  # rule id ("" when none matched)
+    identifier: str  # what matched
+    reason: str  # the §7 reason sentence ("" for allow); warn ends " (warn mode: not blocked)"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The guard's answer for one tool call."""
+
+    touches: tuple[Touch, ...]  # one per touched environment whose guard is not off
+    decision: str  # the strongest of the touches' (deny > ask > warn > log > allow)
+    reason: str  # the strongest touch's reason ("" for allow and log)
+    command: str  # the text read (its first 8 KB), not masked
+
+    def journal_command(self, test_values: Iterable[str] = ()) -> str:
+        """The command as the journal keeps it: whitespace collapsed, secrets and the
+        given test values masked, at most 200 characters."""
+        return mask(self.command, test_values=test_values)
+
+
+def read_call(
+    tool_name: str, tool_input: Mapping[str, Any], *, own_server: str = OWN_SERVER
+) -> str | None:
+    """The text the guard reads from a tool call: a Bash call's command, or every string in
+    an MCP tool's input (mcp__<server>__<tool>) joined by newlines, cut to its first 8 KB.
+    None for relaybay's own MCP tools (its server, or `own_server` when registered under
+    another name) and for every other tool."""
+    if not isinstance(tool_name, str) or not isinstance(tool_input, Mapping):
+        return None
+    if tool_name == "Bash":
+        command = tool_input.get("command")
+        return first_8kb(command) if isinstance(command, str) else None
+    if tool_name.startswith("mcp__"):
+        server = tool_name[len("mcp__") :].split("__", 1)[0]
+        if server in (OWN_SERVER, own_server):
+            return None
+        return first_8kb("\n".join(_strings(tool_input)))
+    return None
+
+
+def first_8kb(text: str) -> str:
+    """The longest start of `text` whose UTF-8 fits in READ_LIMIT bytes (never half a
+    character)."""
+    if len(text) * 4 <= READ_LIMIT:  # no character takes more than 4 bytes
+        return text
+    data = text[:READ_LIMIT].encode("utf-8", "surrogatepass")
+    if len(data) <= READ_LIMIT:
+        return text[:READ_LIMIT]
+    cut = READ_LIMIT
+    while cut > 0 and data[cut] & 0xC0 == 0x80:  # the cut splits a character: drop it
+        cut -= 1
+    return data[:cut].decode("utf-8", "surrogatepass")
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON-like value, depth first in order, until READ_LIMIT characters
+    (at least that many bytes) are found; never recursion, so any nesting is fine."""
+    stack, left, nodes = [value], READ_LIMIT, 0
+    while stack and left > 0 and nodes < MAX_INPUT_NODES:
+        item = stack.pop()
+        nodes += 1
+        if isinstance(item, str):
+            left -= len(item) + 1
+            yield item
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())[:MAX_INPUT_NODES]))
+        elif isinstance(item, list | tuple):
+            stack.extend(reversed(item[:MAX_INPUT_NODES]))
+
+
+def decide(
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    stands: Sequence[StandRules],
+    *,
+    own_server: str = OWN_SERVER,
+) -> Verdict:
+    """The guard's verdict on one tool call against the environments it may touch: those of
+    the session's project and its bound tasks' (the caller chooses them)."""
+    text = read_call(tool_name, tool_input, own_server=own_server)
+    if text is None:
+        return Verdict((), "allow", "", "")
+    active = [(stand, _usable(stand.identifiers)) for stand in stands if stand.mode != "off"]
+    low = text.lower()
+    plain = unquoted(low)
+    if not any(mentions_any(plain, usable) for _, usable in active):
+        return Verdict((), "allow", "", text)  # no environment's name occurs: read no further
+    call = _Reading(tool_name, text, low)
+    touches = tuple(
+        touch for stand, usable in active if (touch := _touch(stand, usable, call)) is not None
+    )
+    if not touches:
+        return Verdict((), "allow", "", text)
+    strongest = max(touches, key=lambda touch: _RANK[touch.decision])  # the first of equals
+    shown = strongest.reason if strongest.decision in ("warn", "ask", "deny") else ""
+    return Verdict(touches, strongest.decision, shown, text)
+
+
+class _Reading:
+    """One call read once for every environment: its segments, the commands they run, the
+    names they mention; the rules it matches, found only when an environment is touched."""
+
+    def __init__(self, tool_name: str, text: str, low: str) -> None:
+        self.mcp_tool = tool_name if tool_name.startswith("mcp__") else None
+        self.segments = split_segments(text)
+        budget = Budget()
+        self.calls = [call for s in self.segments for call in invocations(s, budget)]
+        # An MCP input's value that is a name alone ({"context": "prod"}) stands where a
+        # host is expected, like the value of --context.
+        lines = low.splitlines() if self.mcp_tool else ()
+        self.names = Names(low, self.calls, lines)
+        self.patterns = PatternSearch(text, self.segments)
+        self._builtin: tuple[Rule, ...] | None = None
+
+    def rules_for(self, stand: StandRules) -> list[Rule | CustomRule]:
+        """The rules the call matches that count on this stand, built-in ones first."""
+        if self._builtin is None:
+            self._builtin = builtin_matches(self.calls, self.segments, self.mcp_tool)
+        found: list[Rule | CustomRule] = [r for r in self._builtin if r.id not in stand.disabled]
+        found += [r for r in custom_rules(stand.patterns) if self.patterns.matches(r)]
+        return found
+
+
+def _usable(identifiers: Sequence[Identifier]) -> list[Identifier]:
+    """§7: identifiers of 3 characters or more, at most 50 per environment."""
+    return [i for i in identifiers if len(i.text) >= MIN_LENGTH][:MAX_IDENTIFIERS]
+
+
+def _touch(stand: StandRules, usable: list[Identifier], call: _Reading) -> Touch | None:
+    """The strongest decision over the identifiers of the stand that the call names."""
+    named = [identifier for identifier in usable if call.names.name(identifier)]
+    if not named:
+        return None
+    rules = call.rules_for(stand)
+    by_capability: dict[str, tuple[str, Rule | CustomRule | None]] = {}
+    best: tuple[tuple[int, bool, int], Touch] | None = None
+    for order, identifier in enumerate(named):
+        if identifier.capability not in by_capability:  # the level depends on nothing else
+            by_capability[identifier.capability] = _level(stand.levels, identifier, rules)
+        level, rule = by_capability[identifier.capability]
+        decision = _decision(level, rule is not None, stand.mode)
+        key = (_RANK[decision], rule is not None, -order)
+        if best is None or key > best[0]:
+            touch = Touch(
+                project=stand.project,
+                environment=stand.environment,
+                kind=stand.kind,
+                decision=decision,
+                level=level,
+                rule=rule.id if rule else "",
+                identifier=identifier.text,
+                reason=_reason(stand, level, rule, identifier.text, decision),
+            )
+            best = (key, touch)
+    return best[1] if best else None
+
+
+def _level(
+    levels: Mapping[str, str], identifier: Identifier, rules: Sequence[Rule | CustomRule]
+) -> tuple[str, Rule | CustomRule | None]:
+    """The strictest level over the capabilities of the rules that agree with the
+    identifier, and the first rule at that level; with none, the identifier's own level."""
+    found: tuple[str, Rule | CustomRule] | None = None
+    for rule in rules:
+        if not _agree(identifier.capability, rule.capability):
+            continue
+        level = _level_of(levels, rule.capability or identifier.capability)
+        if found is None or _STRICTNESS[level] < _STRICTNESS[found[0]]:
+            found = (level, rule)
+    if found is None:
+        return _level_of(levels, identifier.capability), None
+    return found
+
+
+def _agree(identifier_capability: str, rule_capability: str) -> bool:
+    if not identifier_capability or not rule_capability:
+        return True
+    return rule_capability in _AGREES.get(identifier_capability, frozenset())
+
+
+def _level_of(levels: Mapping[str, str], capability: str) -> str:
+    """An unknown level counts as none: a typo must not open an environment."""
+    level = levels.get(capability or "default") or levels.get("default") or "read"
+    return level if level in _STRICTNESS else "none"
+
+
+def _decision(level: str, ruled: bool, mode: str) -> str:
+    """full → nothing; read → nothing unless a rule matched; ask → ask; none, or read with a
+    rule → deny in block mode, a warning otherwise; in log mode each of these is log."""
+    if level == "full" or (level == "read" and not ruled):
+        return "allow"
+    if mode == "log":
+        return "log"
+    if level == "ask":
+        return "ask"
+    return "deny" if mode == "block" else "warn"
+
+
+def _reason(
+    stand: StandRules, level: str, rule: Rule | CustomRule | None, identifier: str, decision: str
+) -> str:
+    """relaybay guard: acme-shop live (live) is read-only for agents; this looks like a
+    remote change over ssh (matched 'prod-alias'). Ask the owner, or propose a change with
+    environment_propose."""
+    if decision == "allow":
+        return ""
+    state = {
+        "none": "is off limits for agents",
+        "ask": "needs the owner's approval for every action",
+    }.get(level, "is read-only for agents")
+    looks = f"; this looks like a {rule.title}" if rule is not None else ""
+    where = f"{stand.project} {stand.environment} ({stand.kind})"
+    reason = f"relaybay guard: {where} {state}{looks} (matched '{identifier}')."
+    if level != "ask":  # an ask is shown to the owner, who needs no advice to ask himself
+        reason += " Ask the owner, or propose a change with environment_propose."
+    if decision == "warn":
+        reason += " (warn mode: not blocked)"
+    return reason
