@@ -29,3 +29,8 @@ class AgentSessionsConfig(AppConfig):
         from sessions import inbox
 
         inbox.register()
+
+        # The PreToolUse guard and the journal of actions on live (§7).
+        from sessions import guard_step
+
+        guard_step.register()
