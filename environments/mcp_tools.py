@@ -8,7 +8,6 @@ there is no tool that changes an environment or a level.
 from __future__ import annotations
 
 import inspect
-import json
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -18,24 +17,21 @@ from core.mcp import call_service, resource_answer
 from environments import render_md, selectors, services
 from environments.models import EnvironmentProposal
 from tasks.extensions import CallerRef
-from tasks.mcp_params import READ, WRITE, HookSession, Project, Session, SessionTitle
+from tasks.mcp_params import (
+    READ,
+    WRITE,
+    HookSession,
+    Project,
+    Session,
+    SessionTitle,
+    json_text_object,
+)
 from tasks.selectors import get_project
 from tasks.services import Outcome
 
-
-def _json_object(value: Any) -> Any:
-    """Models sometimes send the change as a JSON string: read it as the object it spells."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
 ChangeParam = Annotated[
     dict[str, Any],
-    BeforeValidator(_json_object),
+    BeforeValidator(json_text_object),
     Field(
         description='What should change: {"environment": "<name>", and any of "kind" (local, '
         'test, live; needed for a new environment), "base_url", "notes", "sign_in_allowed", '

@@ -8,7 +8,6 @@ There is no tool that changes a policy: only the owner does, on Settings → Pol
 from __future__ import annotations
 
 import inspect
-import json
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -18,22 +17,11 @@ from core.errors import InvalidField
 from core.mcp import call_service
 from policy import render_md, selectors, services
 from tasks.extensions import CallerRef
-from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle
-
-
-def _json_object(value: Any) -> Any:
-    """Models sometimes send the patch as a JSON string: read it as the object it spells."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
+from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, json_text_object
 
 Patch = Annotated[
     dict[str, Any],
-    BeforeValidator(_json_object),
+    BeforeValidator(json_text_object),
     Field(
         description='A JSON merge patch for the scope\'s layer, e.g. {"guard": {"mode": '
         '"block"}} or {"levels": {"live": {"db": "ask"}}}: objects merge key by key, any '

@@ -113,3 +113,14 @@ def step_number_param(read_tool: str) -> Any:
         BeforeValidator(step_number),
         Field(description=f"The step's number as {read_tool} shows it (1, 2, …)."),
     ]
+
+
+def json_text_object(value: Any) -> Any:
+    """A BeforeValidator for object parameters: models sometimes send the object as a JSON
+    string; read it as the object it spells (anything else goes on to the type check)."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
