@@ -88,3 +88,8 @@ def test_secret_names(entry: EnvironmentAccess) -> list[str]:
 def test_secret_values(entry: EnvironmentAccess) -> dict[str, Any]:
     """Only for environments_get when the policy exposes them to agents."""
     return {k: v.get("value", "") for k, v in entry.fields.items() if isinstance(v, dict)}
+
+
+def has_live_stand(project: Project) -> bool:
+    """Whether the project has a live environment: where the guard journals actions (§7)."""
+    return project.environments.filter(kind="live").exists()

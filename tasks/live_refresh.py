@@ -80,6 +80,11 @@ TABLE: dict[str, Fragment] = {
         ("session.*", "task.session_*"),
         "the Sessions list (sessions.js refetches at most once per 2 s)",
     ),
+    "live_actions": Fragment(
+        "all",
+        ("live.action",),
+        "Activity's Actions on live block: the newest calls the guard journaled on live (§7)",
+    ),
 }
 
 

@@ -3,7 +3,9 @@
 `/activity/rows?after=<id>` answers the rows newer than the page's newest one (prepended on
 `rb-activity-changed`) plus the new anchor id out of band; `/activity/rows?before=<id>`
 answers the next page (appended by "Load more") plus the next "Load more" out of band.
-A bad filter or id is a 400 with the reason, never a 500.
+`/activity/live-actions?project=<slug>` answers the "Actions on live" block above the feed
+(§7 Journal), refetched on live.action. A bad filter or id is a 400 with the reason, never a
+500.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from tasks.selectors.activity import (
     parse_filters,
     project_choices,
 )
+from tasks.selectors.live_actions import KIND as LIVE_ACTION
+from tasks.selectors.live_actions import ActivityLiveActions, activity_live_actions
 
 
 @require_safe
@@ -48,8 +52,19 @@ def activity(request: HttpRequest) -> HttpResponse:
         selected_project=filters.project_slug,
         selected_kind=filters.kind or "",
         filter_query=filters.query(),
+        live_actions=_live_actions_block(filters, page.is_first),
     )
     return render(request, "tasks/activity.html", context)
+
+
+def _live_actions_block(filters: ActivityFilters, is_first: bool) -> ActivityLiveActions | None:
+    """The "Actions on live" block sits above the first page of the feed, whatever kind
+    the feed shows, since it is the journal an owner keeps an eye on (§7 Journal); it
+    follows the project filter. With ?kind=live.action the feed is that journal in full,
+    and on an older page the owner reads history: no block there."""
+    if not is_first or filters.kind == LIVE_ACTION:
+        return None
+    return activity_live_actions(filters.project)
 
 
 def _bad_request(exc: InvalidField) -> HttpResponse:
@@ -88,7 +103,22 @@ def _live_rows(filters: ActivityFilters, after: int) -> HttpResponse:
     return response
 
 
+@require_safe
+def activity_live_actions_view(request: HttpRequest) -> HttpResponse:
+    """`/activity/live-actions`: the "Actions on live" block, refetched on live.action."""
+    try:
+        filters = parse_filters(request.GET.get("project"), None)
+    except InvalidField as exc:
+        return _bad_request(exc)
+    html = render_to_string(
+        "tasks/partials/live_actions_block.html",
+        {"live_actions": activity_live_actions(filters.project)},
+    )
+    return HttpResponse(html)
+
+
 urlpatterns = [
     path("activity", activity, name="activity"),
     path("activity/rows", activity_rows, name="activity_rows"),
+    path("activity/live-actions", activity_live_actions_view, name="activity_live_actions"),
 ]
