@@ -225,7 +225,9 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "task.tracker_unlogged": lambda p: f"tracker mark cleared ({p.get('reason', '')})",
     "report.added": lambda p: p.get("summary", "") or "report added",
-    "decision.added": lambda p: p.get("text", ""),
+    "decision.added": lambda p: (
+        p.get("text", "") + (f" (supersedes #{p['supersedes']})" if p.get("supersedes") else "")
+    ),
     "session.seen": lambda p: f"session {p.get('session', '')} seen",
     "session.status_changed": lambda p: (
         f"{p.get('session', '')}: {p.get('from') or 'no status'} → {p.get('to')}"

@@ -5,10 +5,11 @@ from typing import Annotated
 from pydantic import Field
 
 from core.mcp import call_service
-from tasks import render_md, services
+from tasks import render_md, selectors, services
 from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     HookSession,
+    Project,
     Session,
     SessionTitle,
     TaskKey,
@@ -66,16 +67,34 @@ async def decision_add(
     decided_by: Annotated[
         str | None, Field(description="Who decided: owner, a person, a session.")
     ] = None,
+    supersedes: Annotated[
+        int | None,
+        Field(description="Id of a current decision of this project that this one replaces."),
+    ] = None,
+    source: Annotated[
+        str | None,
+        Field(
+            description="Where it came from: report:<id>, event:<id>, comment:<id> (of this "
+            "project) or message:<external id>."
+        ),
+    ] = None,
+    source_text: Annotated[
+        str | None, Field(description="The source as people read it, one line.")
+    ] = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",
 ) -> str:
     """Record a decision for a project or one of its tasks (shown in snapshot and task_get).
 
+    With supersedes the named decision is marked replaced (nothing is deleted); a decision
+    already superseded cannot be superseded again — supersede the newer one.
+
     Returns:
         "Recorded decision #<id> for <task or project>: <text>".
     Errors:
-        - Unknown project or task; a task of another project; empty or too long text.
+        - Unknown project or task; a task of another project; empty or too long text; a
+          superseded or unknown decision; a source that is not one of this project's.
     """
     return await call_service(
         services.decision_add,
@@ -83,6 +102,37 @@ async def decision_add(
         text=text,
         task=task,
         decided_by=decided_by,
+        supersedes=supersedes,
+        source=source,
+        source_text=source_text,
         actor=CallerRef(session, session_title, hook_session),
         answer=render_md.decision_write_md,
     )
+
+
+def _decision_list(project: str, query: str, task: str | None, include_superseded: bool) -> str:
+    found, decisions = selectors.decision_list(
+        project, query=query, task=task, include_superseded=include_superseded
+    )
+    return render_md.decision_list_md(found, decisions, query=query)
+
+
+async def decision_list(
+    project: Project,
+    query: Annotated[
+        str, Field(description="Words every listed decision's text or source holds.")
+    ] = "",
+    task: Annotated[str | None, Field(description="Only the decisions of this task key.")] = None,
+    include_superseded: Annotated[
+        bool, Field(description="Also the decisions a newer one replaced.")
+    ] = False,
+) -> str:
+    """List and search a project's decisions, newest first (current ones unless asked).
+
+    Returns:
+        "# Decisions of <slug>: <n>" and one line per decision: "#<id>", the task key, the
+        text, who and when, its source, "superseded by #<n>" for replaced ones.
+    Errors:
+        - Unknown project: call project_list.
+    """
+    return await call_service(_decision_list, project, query, task, include_superseded)

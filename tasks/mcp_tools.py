@@ -34,6 +34,7 @@ TOOLS: tuple[tuple[Callable[..., Any], ToolAnnotations], ...] = (
     (mcp_tasks.task_set_stage, WRITE),
     (mcp_reports.report_add, WRITE),
     (mcp_reports.decision_add, WRITE),
+    (mcp_reports.decision_list, READ),
     (mcp_events.events_since, READ),
     (mcp_events.rules_get, READ),
 )

@@ -97,6 +97,21 @@ class Decision(models.Model):
     text = models.TextField()
     decided_by = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField()
+    # §8: task when a task is set, else project.
+    scope = models.CharField(max_length=10, default="project")
+    # Where it came from: a report, event or comment of the project (its id), a message with
+    # an external id, or display text alone (source_kind "").
+    source_kind = models.CharField(max_length=10, blank=True, default="")
+    source_ref = models.CharField(max_length=200, blank=True, default="")
+    source_text = models.CharField(max_length=500, blank=True, default="")
+    # When the fact held, and when it was recorded or replaced (nothing is deleted).
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    recorded_at = models.DateTimeField(null=True, blank=True)
+    superseded_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["id"]

@@ -100,7 +100,25 @@ def project_list_md(projects: Sequence[ProjectSummary]) -> str:
 def _decision_line(d: Decision, *, with_task: bool) -> str:
     task = f"{d.task.key}: " if with_task and d.task_id and d.task else ""
     who = ", ".join(p for p in (d.decided_by, when(d.created_at)[:10]) if p)
-    return f"- {task}{one_line(d.text, 300)} ({who})"
+    line = f"- {task}{one_line(d.text, 300)} ({who})"
+    if d.superseded_by_id:
+        line += f" — superseded by #{d.superseded_by_id}"
+    return line
+
+
+def decision_list_md(project: Project, decisions: list[Decision], *, query: str = "") -> str:
+    """decision_list: "#<id>" lines, newest first, with their source and supersede marks."""
+    what = f" matching '{query}'" if query else ""
+    lines = [f"# Decisions of {project.slug}{what}: {len(decisions)}"]
+    if not decisions:
+        lines.append("None. Record one with decision_add(project, text).")
+    for d in decisions:
+        line = _decision_line(d, with_task=True).replace("- ", f"- #{d.id} ", 1)
+        source = ":".join(p for p in (d.source_kind, d.source_ref) if p)
+        if source or d.source_text:
+            line += f" · source: {' '.join(p for p in (source, d.source_text) if p)}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def snapshot_md(snap: Snapshot) -> str:

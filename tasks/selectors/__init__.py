@@ -243,7 +243,7 @@ def snapshot_data(slug: str) -> Snapshot:
     for row in Task.objects.filter(project=project).values("stage").annotate(n=Count("id")):
         counts[row["stage"]] = row["n"]
     decisions = list(
-        Decision.objects.filter(project=project)
+        Decision.objects.filter(project=project, superseded_at__isnull=True)  # current (§8)
         .select_related("task")
         .order_by("-id")[:SNAPSHOT_DECISIONS]
     )
@@ -394,3 +394,22 @@ def events_since(after_id: int, project: str | None = None, limit: int = 100) ->
         rows = rows.filter(project=get_project(project))
     limit = min(max(int(limit), 1), EVENTS_MAX)
     return [_event_line(e) for e in rows.order_by("id")[:limit]]
+
+
+DECISION_LIST_MAX = 100
+
+
+def decision_list(
+    project: str, *, query: str = "", task: str | None = None, include_superseded: bool = False
+) -> tuple[Project, list[Decision]]:
+    """decision_list: the project's decisions, newest first; current ones unless asked;
+    `query` keeps those whose text or source text holds every word (case-insensitive)."""
+    found = get_project(project)
+    rows = Decision.objects.filter(project=found).select_related("task").order_by("-id")
+    if not include_superseded:
+        rows = rows.filter(superseded_at__isnull=True)
+    if task:
+        rows = rows.filter(task__key=task.strip().lower())
+    for word in query.split():
+        rows = rows.filter(Q(text__icontains=word) | Q(source_text__icontains=word))
+    return found, list(rows[:DECISION_LIST_MAX])
