@@ -57,6 +57,10 @@ class EventKind(StrEnum):
     ENVIRONMENT_PROPOSAL_ACCEPTED = "environment.proposal_accepted"
     ENVIRONMENT_PROPOSAL_REJECTED = "environment.proposal_rejected"
     LIVE_ACTION = "live.action"
+    DOCUMENT_UPDATED = "document.updated"
+    MEMORY_ADDED = "memory.added"
+    MEMORY_UPDATED = "memory.updated"
+    BLOCK_UPDATED = "block.updated"
     POLICY_PROPOSED = "policy.proposed"
     POLICY_PROPOSAL_ACCEPTED = "policy.proposal_accepted"
     POLICY_PROPOSAL_REJECTED = "policy.proposal_rejected"
@@ -288,6 +292,18 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"environment proposal #{p.get('proposal')} for {p.get('environment', '')} rejected"
     ),
     "live.action": _live_action,
+    "document.updated": lambda p: (
+        f"document {p.get('name', '')} v{p.get('version')}"
+        + (f" (section {p['section']})" if p.get("section") else "")
+        + (f": {p['reason']}" if p.get("reason") else "")
+    ),
+    "memory.added": lambda p: (
+        f"memory note #{p.get('note')} ({p.get('scope', '')}): {p.get('title', '')}"
+    ),
+    "memory.updated": lambda p: (
+        f"memory note #{p.get('note')} v{p.get('version')}: {p.get('title', '')}"
+    ),
+    "block.updated": lambda p: f"block {p.get('label', '')} v{p.get('version')}",
     "policy.proposed": lambda p: (
         f"policy proposal #{p.get('proposal')} for {p.get('scope', '')}: {p.get('reason', '')}"
         + (" (widens live)" if p.get("widens") else "")
