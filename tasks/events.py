@@ -71,6 +71,18 @@ class EventKind(StrEnum):
 KINDS = frozenset(k.value for k in EventKind)
 
 
+EventObserver = Callable[[Event], None]
+_observers: list[EventObserver] = []
+
+
+def register_event_observer(fn: EventObserver) -> None:
+    """Run `fn(event)` in the writer's transaction for every recorded event: how another app
+    keeps its own rows in step with the base's writes (the memory's search index) without
+    tasks importing it. Idempotent."""
+    if fn not in _observers:
+        _observers.append(fn)
+
+
 def record_event(
     kind: EventKind,
     *,
@@ -88,6 +100,8 @@ def record_event(
         payload=payload or {},
         created_at=timezone.now(),
     )
+    for observe in _observers:  # e.g. the memory's search index, kept in step (§8)
+        observe(event)
     # Keep what the message needs now: after commit the caller's objects may have changed.
     message = to_message(event, project.slug if project else None, task.key if task else None)
     # robust: the row is committed whatever happens to the live copy; a failure is logged

@@ -21,6 +21,7 @@ from django.urls import reverse
 
 from core import tokens
 from core.security import current_token
+from memory import search as memory_search
 from policy import global_file
 from policy import services as policy_services
 from relaybay import get_version
@@ -139,6 +140,7 @@ class Command(RelaybayCommand):
         self._migrate()
         attachments.sweep_orphans()  # files a crash left (§9.10)
         policy_services.policy_reopen_unwritten()  # a stop between commit and policy.json
+        memory_search.rebuild_if_needed()  # a new index, or an upgrade (§8 Search)
         if not options.get("skip_checks"):
             self.check()
         token = current_token()

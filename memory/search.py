@@ -1,0 +1,280 @@
+"""The memory's one search index (§8 Search): the FTS5 table search_index, kept in step with
+every write in that write's transaction, and the search over it.
+
+It covers current document versions, decisions, memory notes, reports and comments. The
+table is created at start when SQLite has FTS5; when it cannot be created a plain table
+with the same columns takes its place and search runs as LIKE matches of each word or its
+stem — nothing fails. At start the index is rebuilt when its row count differs from the
+items it covers (a new index, an upgrade). Besides §8's columns the table carries `state`
+(current / superseded), so superseded notes and decisions can be left out of a search.
+
+Writes of the memory's own services call `index_*` directly; the base's writes (decisions,
+reports, comments) reach it through `tasks.events.register_event_observer`, because tasks
+imports no other app.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import OperationalError, connection, transaction
+
+from memory import search_text
+from tasks.models import Comment, Decision, Event, Report
+
+log = logging.getLogger("relaybay.memory")
+
+TABLE = "search_index"
+KINDS = ("document", "decision", "memory", "report", "comment")
+SEARCH_MAX = 50
+_COLUMNS = "kind, ref, project, state, title, body, stems"
+
+# search_text's weights with this table's extra `state` column (not indexed) after project.
+BM25_WEIGHTS = (*search_text.BM25_WEIGHTS[:3], 0.0, *search_text.BM25_WEIGHTS[3:])
+
+FTS_TABLE_SQL = (
+    f"CREATE VIRTUAL TABLE {TABLE} USING fts5(kind UNINDEXED, ref UNINDEXED, "
+    "project UNINDEXED, state UNINDEXED, title, body, stems, "
+    "tokenize='unicode61 remove_diacritics 2')"
+)
+
+_fts: bool | None = None  # None: not checked yet in this process
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str
+    ref: str
+    project: str  # the project's slug; "" for global notes, "role:<name>" for role notes
+    title: str
+    line: str  # the line holding the most query words
+    state: str
+
+
+# --- the table -------------------------------------------------------------------------------
+
+
+def has_fts() -> bool:
+    """Whether search_index is an FTS5 table (creating it if needed)."""
+    ensure_table()
+    return bool(_fts)
+
+
+def ensure_table() -> None:
+    """Create search_index once per process: FTS5 when SQLite has it, else a plain table."""
+    global _fts
+    if _fts is not None and _exists():
+        return
+    with connection.cursor() as cursor:
+        if _exists():
+            cursor.execute(f"SELECT sql FROM sqlite_master WHERE name = '{TABLE}'")  # noqa: S608
+            _fts = "fts5" in (cursor.fetchone()[0] or "").lower()
+            return
+        try:
+            cursor.execute(FTS_TABLE_SQL)
+            _fts = True
+        except OperationalError:  # no FTS5 in this SQLite: search by LIKE instead (§8)
+            log.warning("SQLite has no FTS5: memory search falls back to LIKE matching")
+            cursor.execute(
+                f"CREATE TABLE {TABLE} (kind TEXT, ref TEXT, project TEXT, state TEXT, "
+                "title TEXT, body TEXT, stems TEXT)"
+            )
+            _fts = False
+
+
+def forget() -> None:
+    """Check the table again on next use (tests that drop it, a changed database)."""
+    global _fts
+    _fts = None
+
+
+def _exists() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM sqlite_master WHERE name = %s", [TABLE])
+        return cursor.fetchone() is not None
+
+
+def rebuild_if_needed() -> bool:
+    """At start: rebuild the index when its row count differs from what it covers."""
+    ensure_table()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {TABLE}")  # noqa: S608
+        indexed = cursor.fetchone()[0]
+    if indexed == _covered_count():
+        return False
+    rebuild()
+    return True
+
+
+def rebuild() -> None:
+    """Index every covered item again, in one transaction."""
+    ensure_table()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {TABLE}")  # noqa: S608
+        for row in _all_rows():
+            _insert(cursor, row)
+
+
+def _covered_count() -> int:
+    from memory.models import Document, MemoryNote
+
+    models: Iterable[Any] = (Document, Decision, MemoryNote, Report, Comment)
+    return sum(model.objects.count() for model in models)
+
+
+def _all_rows() -> Iterable[tuple[str, ...]]:
+    from memory.models import Document, MemoryNote
+
+    for doc in Document.objects.select_related("project"):
+        yield _document_row(doc)
+    for decision in Decision.objects.select_related("project"):
+        yield _decision_row(decision)
+    for note in MemoryNote.objects.select_related("project"):
+        yield _note_row(note)
+    for report in Report.objects.select_related("task__project"):
+        yield _report_row(report)
+    for comment in Comment.objects.select_related("task__project"):
+        yield _comment_row(comment)
+
+
+# --- keeping it in step ------------------------------------------------------------------------
+
+
+def index_document(doc: Any) -> None:
+    _replace(_document_row(doc))
+
+
+def index_note(note: Any) -> None:
+    _replace(_note_row(note))
+
+
+def observe(event: Event) -> None:
+    """tasks.events observer: the base's writes that the index covers."""
+    payload = event.payload
+    if event.kind == "decision.added":
+        for number in (payload.get("decision_id"), payload.get("supersedes")):
+            found = Decision.objects.select_related("project").filter(id=number).first()
+            if found is not None:
+                _replace(_decision_row(found))
+    elif event.kind == "report.added" and payload.get("report_id"):
+        report = Report.objects.select_related("task__project").filter(id=payload["report_id"])
+        for row in report:
+            _replace(_report_row(row))
+    elif event.kind == "comment.added" and payload.get("comment_id"):
+        comment = Comment.objects.select_related("task__project").filter(id=payload["comment_id"])
+        for row in comment:
+            _replace(_comment_row(row))
+
+
+def _replace(row: tuple[str, ...]) -> None:
+    ensure_table()
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {TABLE} WHERE kind = %s AND ref = %s", [row[0], row[1]])  # noqa: S608
+        _insert(cursor, row)
+
+
+def _insert(cursor: Any, row: tuple[str, ...]) -> None:
+    kind, ref, project, state, title, body = row
+    stems = search_text.stemmed_text(title, body)
+    cursor.execute(
+        f"INSERT INTO {TABLE} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",  # noqa: S608
+        [kind, ref, project, state, title, body, stems],
+    )
+
+
+def _document_row(doc: Any) -> tuple[str, ...]:
+    version = doc.versions.order_by("-version").first()
+    body = version.body if version is not None else ""
+    return ("document", doc.name, doc.project.slug, "current", doc.title, body)
+
+
+def _decision_row(d: Decision) -> tuple[str, ...]:
+    state = "superseded" if d.superseded_at else "current"
+    body = "\n".join(p for p in (d.text, d.source_text) if p)
+    return ("decision", str(d.id), d.project.slug, state, d.text.splitlines()[0][:200], body)
+
+
+def _note_row(note: Any) -> tuple[str, ...]:
+    where = note.project.slug if note.project_id else (f"role:{note.role}" if note.role else "")
+    state = "superseded" if note.superseded_at else "current"
+    body = "\n".join(p for p in (note.body, note.tags) if p)
+    return ("memory", str(note.id), where, state, note.title, body)
+
+
+def _report_row(r: Report) -> tuple[str, ...]:
+    return ("report", str(r.id), r.task.project.slug, "current", r.summary, r.body)
+
+
+def _comment_row(c: Comment) -> tuple[str, ...]:
+    return ("comment", str(c.id), c.task.project.slug, "current", "", c.body)
+
+
+# --- searching ----------------------------------------------------------------------------------
+
+
+def search(
+    query: str,
+    *,
+    project: str | None = None,
+    kinds: Iterable[str] = (),
+    include_superseded: bool = False,
+    limit: int = 20,
+) -> list[Hit]:
+    """Every query word required; bm25 with the title weighing most (FTS5) or LIKE (§8).
+
+    With a project: its items plus global and role notes.
+    """
+    ensure_table()
+    where, params = _filters(project, kinds, include_superseded)
+    limit = max(1, min(limit, SEARCH_MAX))
+    if _fts:
+        expression = search_text.fts_query(query)
+        if expression is None:
+            return []
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        sql = (
+            f"SELECT kind, ref, project, state, title, body FROM {TABLE} "  # noqa: S608
+            f"WHERE {TABLE} MATCH %s{where} ORDER BY bm25({TABLE}, {weights}) LIMIT %s"
+        )
+        params = [expression, *params, limit]
+    else:
+        terms = search_text.like_terms(query)
+        if not terms:
+            return []
+        likes = []
+        for word, stem in terms:
+            likes.append("(lower(title) LIKE %s OR lower(body) LIKE %s OR stems LIKE %s)")
+            params = [*params, f"%{word}%", f"%{word}%", f"%{stem}%"]
+        sql = (
+            f"SELECT kind, ref, project, state, title, body FROM {TABLE} "  # noqa: S608
+            f"WHERE 1 = 1{where} AND {' AND '.join(likes)} ORDER BY rowid DESC LIMIT %s"
+        )
+        params = [*params, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [
+        Hit(kind, ref, proj, title, search_text.hit_line(f"{title}\n{body}", query), state)
+        for kind, ref, proj, state, title, body in rows
+    ]
+
+
+def _filters(
+    project: str | None, kinds: Iterable[str], include_superseded: bool
+) -> tuple[str, list[Any]]:
+    where, params = "", []
+    if project:
+        where += (
+            " AND (project = %s OR (kind = 'memory' AND (project = '' OR project LIKE 'role:%%')))"
+        )
+        params.append(project)
+    wanted = [k for k in kinds if k in KINDS]
+    if wanted:
+        where += f" AND kind IN ({', '.join(['%s'] * len(wanted))})"
+        params += wanted
+    if not include_superseded:
+        where += " AND state = 'current'"
+    return where, params

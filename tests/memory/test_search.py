@@ -1,0 +1,120 @@
+"""The memory's search index (§8 Search) against the real SQLite: stems in English and
+Russian, prefix terms, title weighting, the hit's line, the project filter, the LIKE
+fallback with FTS5 unavailable, and the rebuild at start."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection
+
+from memory import search
+from tasks import services
+from tests.tasks.factories import ACTOR, add_report, make_project, make_task
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(params=["fts5", "like"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Every test runs twice: with FTS5 and with the LIKE fallback (FTS5 unavailable)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
+    search.forget()
+    if request.param == "like":
+        monkeypatch.setattr(
+            search, "FTS_TABLE_SQL", "CREATE VIRTUAL TABLE search_index USING no_such_module(x)"
+        )
+    search.ensure_table()
+    assert search.has_fts() is (request.param == "fts5")
+    yield request.param
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
+    search.forget()
+
+
+def decide(project: str, text: str, **kw: object) -> int:
+    return services.decision_add(project=project, text=text, actor=ACTOR, **kw).obj.id  # type: ignore[arg-type]
+
+
+def refs(hits: list[search.Hit]) -> list[tuple[str, str]]:
+    return [(h.kind, h.ref) for h in hits]
+
+
+def test_english_stems_find_other_forms(engine: str) -> None:
+    make_project("acme")
+    number = decide("acme", "Deployment runs from CI only")
+    assert refs(search.search("deploying", project="acme")) == [("decision", str(number))]
+
+
+def test_russian_stems_find_other_forms(engine: str) -> None:
+    make_project("acme")
+    number = decide("acme", "Развёртывание только из CI")
+    assert refs(search.search("развёртывания", project="acme")) == [("decision", str(number))]
+
+
+def test_every_word_is_required_and_words_are_prefixes(engine: str) -> None:
+    make_project("acme")
+    number = decide("acme", "Cache carts in Redis")
+    assert refs(search.search("redi cach", project="acme")) == [("decision", str(number))]
+    assert search.search("redis postgres", project="acme") == []
+
+
+def test_reports_and_comments_are_indexed_in_their_write(engine: str) -> None:
+    project = make_project("acme")
+    task = make_task(project, title="Gift cards")
+    report = add_report(
+        task, body="changed · M · gift card balance checks\n\nThe ledger sync was slow."
+    )
+    services.owner_comment_add(key=task.key, body="Please look at the ledger too", actor=ACTOR)
+    hits = search.search("ledger", project="acme")
+    assert {h.kind for h in hits} == {"report", "comment"}
+    line = next(h.line for h in hits if h.kind == "report")
+    assert line == "The ledger sync was slow."
+    assert ("report", str(report.id)) in refs(hits)
+
+
+def test_superseded_decisions_are_left_out_unless_asked(engine: str) -> None:
+    make_project("acme")
+    old = decide("acme", "Deploy on Fridays")
+    new = decide("acme", "Deploy on Tuesdays", supersedes=old)
+    assert refs(search.search("deploy", project="acme")) == [("decision", str(new))]
+    everything = search.search("deploy", project="acme", include_superseded=True)
+    assert sorted(refs(everything)) == sorted([("decision", str(old)), ("decision", str(new))])
+
+
+def test_a_project_search_stays_in_its_project(engine: str) -> None:
+    make_project("acme")
+    make_project("beta")
+    decide("beta", "Deploy beta nightly")
+    assert search.search("deploy", project="acme") == []
+
+
+def test_the_title_weighs_most(engine: str) -> None:
+    if engine == "like":
+        pytest.skip("the LIKE fallback has no ranking (§8: bm25 is FTS5's)")
+    project = make_project("acme")
+    task = make_task(project)
+    add_report(task, body="changed · S · unrelated summary\n\nwe talked about invoices")
+    report = add_report(task, body="changed · S · invoices exported\n\nall good")
+    hits = search.search("invoices", project="acme")
+    assert hits[0].ref == str(report.id)
+
+
+def test_hostile_queries_never_fail(engine: str) -> None:
+    make_project("acme")
+    decide("acme", "Something")
+    for query in ['"', "*", "NEAR(", "a AND", "-x", "(", "title:", "🙂", "x" * 5000, ""]:
+        assert isinstance(search.search(query, project="acme"), list)
+
+
+def test_the_index_is_rebuilt_when_its_count_differs(engine: str) -> None:
+    make_project("acme")
+    decide("acme", "Use SQLite")
+    decide("acme", "Use WAL")
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {search.TABLE}")  # an older install had no index rows
+    assert search.rebuild_if_needed() is True
+    assert len(search.search("use", project="acme")) == 2
+    assert search.rebuild_if_needed() is False
