@@ -125,7 +125,7 @@ def _covered_count() -> int:
     return sum(model.objects.count() for model in models)
 
 
-def _all_rows() -> Iterable[tuple[str, ...]]:
+def _all_rows() -> Iterable[tuple[Any, ...]]:
     from memory.models import Document, MemoryNote
 
     for doc in Document.objects.select_related("project"):
@@ -169,47 +169,55 @@ def observe(event: Event) -> None:
             _replace(_comment_row(row))
 
 
-def _replace(row: tuple[str, ...]) -> None:
+def _replace(row: tuple[Any, ...]) -> None:
+    """Delete and insert by rowid: FTS5 has no index on its unindexed columns, so a
+    DELETE … WHERE kind AND ref would read every row (48 ms at 50,000 items)."""
     ensure_table()
     with connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {TABLE} WHERE kind = %s AND ref = %s", [row[0], row[1]])  # noqa: S608
+        cursor.execute(f"DELETE FROM {TABLE} WHERE rowid = %s", [_rowid(row)])  # noqa: S608
         _insert(cursor, row)
 
 
-def _insert(cursor: Any, row: tuple[str, ...]) -> None:
-    kind, ref, project, state, title, body = row
+def _rowid(row: tuple[Any, ...]) -> int:
+    """One row per item: the kind in the high bits, the item's own id below."""
+    return (KINDS.index(row[0]) + 1) << 40 | int(row[6])
+
+
+def _insert(cursor: Any, row: tuple[Any, ...]) -> None:
+    kind, ref, project, state, title, body, _ = row
     stems = search_text.stemmed_text(title, body)
     cursor.execute(
-        f"INSERT INTO {TABLE} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",  # noqa: S608
-        [kind, ref, project, state, title, body, stems],
+        f"INSERT INTO {TABLE} (rowid, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",  # noqa: S608
+        [_rowid(row), kind, ref, project, state, title, body, stems],
     )
 
 
-def _document_row(doc: Any) -> tuple[str, ...]:
+def _document_row(doc: Any) -> tuple[Any, ...]:
     version = doc.versions.order_by("-version").first()
     body = version.body if version is not None else ""
-    return ("document", doc.name, doc.project.slug, "current", doc.title, body)
+    return ("document", doc.name, doc.project.slug, "current", doc.title, body, doc.id)
 
 
-def _decision_row(d: Decision) -> tuple[str, ...]:
+def _decision_row(d: Decision) -> tuple[Any, ...]:
     state = "superseded" if d.superseded_at else "current"
     body = "\n".join(p for p in (d.text, d.source_text) if p)
-    return ("decision", str(d.id), d.project.slug, state, d.text.splitlines()[0][:200], body)
+    title = d.text.splitlines()[0][:200]
+    return ("decision", str(d.id), d.project.slug, state, title, body, d.id)
 
 
-def _note_row(note: Any) -> tuple[str, ...]:
+def _note_row(note: Any) -> tuple[Any, ...]:
     where = note.project.slug if note.project_id else (f"role:{note.role}" if note.role else "")
     state = "superseded" if note.superseded_at else "current"
     body = "\n".join(p for p in (note.body, note.tags) if p)
-    return ("memory", str(note.id), where, state, note.title, body)
+    return ("memory", str(note.id), where, state, note.title, body, note.id)
 
 
-def _report_row(r: Report) -> tuple[str, ...]:
-    return ("report", str(r.id), r.task.project.slug, "current", r.summary, r.body)
+def _report_row(r: Report) -> tuple[Any, ...]:
+    return ("report", str(r.id), r.task.project.slug, "current", r.summary, r.body, r.id)
 
 
-def _comment_row(c: Comment) -> tuple[str, ...]:
-    return ("comment", str(c.id), c.task.project.slug, "current", "", c.body)
+def _comment_row(c: Comment) -> tuple[Any, ...]:
+    return ("comment", str(c.id), c.task.project.slug, "current", "", c.body, c.id)
 
 
 # --- searching ----------------------------------------------------------------------------------
