@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from environments import services as environment_services
 from environments.services import Change
+from memory import services as memory_services
 from plans import services as plan_services
 from policy import global_file
 from policy import services as policy_services
@@ -836,6 +837,53 @@ def _() -> Case:
         [("live.action", LIVE_ACTION)],
         "deny on live: Bash ssh prod-alias sudo systemctl restart app (read, ssh-remote-change)",
     )
+
+
+# --- memory (§8) ---------------------------------------------------------------------
+
+DOCUMENT = keys("name", "version", "section", "reason")
+
+
+@contract("document.updated")
+def _() -> Case:
+    make_project("acme-shop")
+    memory_services.doc_update(
+        project="acme-shop",
+        name="runbook",
+        title="Runbook",
+        text="# Runbook\n\n## Deploy\n\nmake deploy\n",
+        base_version=0,
+        actor=ACTOR,
+    )
+    call = partial(
+        memory_services.doc_update,
+        project="acme-shop",
+        name="runbook",
+        text="make release",
+        base_version=1,
+        section="deploy",
+        reason="new target",
+        actor=ACTOR,
+    )
+    return Case(
+        call,
+        [("document.updated", DOCUMENT)],
+        "document runbook v2 (section deploy): new target",
+    )
+
+
+@contract("block.updated")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(
+        memory_services.block_set,
+        label="style",
+        body="Short answers.",
+        base_version=0,
+        project="acme-shop",
+        actor=ACTOR,
+    )
+    return Case(call, [("block.updated", keys("label", "version"))], "block style v1")
 
 
 @pytest.mark.usefixtures("_own_policy_file")

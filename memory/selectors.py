@@ -1,0 +1,89 @@
+"""Reads of the project memory (§8): documents, their versions and diffs, blocks."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+from core.errors import InvalidField, NotFound
+from memory import sections
+from memory.models import Document, DocumentVersion, MemoryBlock
+from tasks.selectors import get_project
+
+
+def doc_list(project: str) -> tuple[str, list[Document]]:
+    """The project's slug and its documents by name."""
+    proj = get_project(project)
+    return proj.slug, list(Document.objects.filter(project=proj).order_by("name"))
+
+
+def doc_get(project: str, name: str) -> Document:
+    proj = get_project(project)
+    wanted = (name or "").strip().lower()
+    doc = Document.objects.filter(project=proj, name=wanted).select_related("project").first()
+    if doc is None:
+        raise NotFound(
+            f"{proj.slug} has no document {wanted or '(empty)'}. Call doc_list to see the "
+            "names, or create it with doc_update(base_version=0, title=…)."
+        )
+    return doc
+
+
+def doc_version(doc: Document, version: int | None = None) -> DocumentVersion:
+    """One version of a document (the current one when version is None)."""
+    number = doc.version if version is None or version == 0 else version
+    found = DocumentVersion.objects.filter(document=doc, version=number).first()
+    if found is None:
+        raise NotFound(
+            f"{doc.name} has versions 1 to {doc.version}; there is no version {number} "
+            "(doc_history lists them)."
+        )
+    return found
+
+
+def doc_section(doc: Document, body: str, anchor: str) -> str:
+    """A section of a version's body; InvalidField names the known anchors."""
+    wanted = (anchor or "").strip().lstrip("#").strip()
+    if sections.find_section(body, wanted) is None:
+        known = ", ".join(s.anchor for s in sections.sections(body)) or "none (no headings)"
+        raise InvalidField(
+            "section", f"{doc.name} has no section {wanted!r}. Its sections: {known}."
+        )
+    return sections.section_text(body, wanted)
+
+
+def doc_history(doc: Document) -> list[DocumentVersion]:
+    """Every version, newest first, without the bodies."""
+    return list(DocumentVersion.objects.filter(document=doc).defer("body").order_by("-version"))
+
+
+def doc_diff(doc: Document, from_version: int, to_version: int) -> list[str]:
+    """difflib.unified_diff between two versions (§8)."""
+    old, new = doc_version(doc, from_version), doc_version(doc, to_version)
+    return sections.unified_diff(
+        old.body,
+        new.body,
+        from_label=f"{doc.name} v{old.version}",
+        to_label=f"{doc.name} v{new.version}",
+    )
+
+
+def block_get(label: str, project: str | None = None) -> MemoryBlock:
+    proj = get_project(project) if project else None
+    wanted = (label or "").strip().lower()
+    block = MemoryBlock.objects.filter(project=proj, label=wanted).select_related("project").first()
+    if block is None:
+        where = f"project {proj.slug}" if proj else "global"
+        raise NotFound(
+            f"There is no {where} block {wanted or '(empty)'}. Call block_get without label "
+            "to see the labels, or create it with block_set(base_version=0)."
+        )
+    return block
+
+
+def block_list(project: str | None = None) -> list[MemoryBlock]:
+    """The global blocks and, with a project, that project's blocks."""
+    proj = get_project(project) if project else None
+    scope = Q(project__isnull=True) | (Q(project=proj) if proj else Q(pk__in=[]))
+    return list(
+        MemoryBlock.objects.filter(scope).select_related("project").order_by("project_id", "label")
+    )
