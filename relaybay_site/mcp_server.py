@@ -10,6 +10,7 @@ from mcp.server.mcpserver import MCPServer
 
 from core.mcp import RelaybayMCPServer
 from environments import mcp_tools as environment_tools
+from memory import mcp_tools as memory_tools
 from plans import mcp_tools as plan_tools
 from policy import mcp_tools as policy_tools
 from relaybay import get_version
@@ -35,6 +36,7 @@ def build_server() -> MCPServer:
         review_tools,
         environment_tools,
         policy_tools,
+        memory_tools,
     ):
         app_tools.register(server)
     return server
