@@ -148,7 +148,7 @@ def memory_add(
         if action == "noop":
             kept = _load(number) if number is not None else None
             return NoteOutcome(obj=kept, action="noop")
-        _check_fields(fields, proj, source)
+        _check_fields(fields, proj, source, tags)
         _check_note_source(proj, fields)
         if action is None:
             found = _candidates(place_scope, proj, place_role, fields.title)
@@ -252,7 +252,7 @@ def memory_update(
             source_text=current.source_text,
             review_at=_clean_review_at(review_at) if review_at is not None else current.review_at,
         )
-        _check_fields(fields, current.project, None)
+        _check_fields(fields, current.project, None, tags)
         who = caller_in(actor)
         return _rewrite(current, base, fields, who)
 
@@ -378,13 +378,17 @@ def _place(note: MemoryNote) -> str:
     return "global"
 
 
-def _check_fields(fields: _Fields, project: Project | None, source: str | None) -> None:
-    """The secret scan (§8): the first finding refused with field and detector, no value."""
+def _check_fields(fields: _Fields, project: Project | None, source: str | None, tags: Any) -> None:
+    """The secret scan (§8): the first finding refused with field and detector, no value.
+
+    Tags are scanned as given, before lowercasing hides a case-sensitive key (AKIA…).
+    """
     policy = SecretsPolicy.of(effective_for(project).merged)
+    given_tags = ", ".join(tags) if isinstance(tags, list | tuple) else tags
     texts = {
         "title": fields.title,
         "body": fields.body,
-        "tags": fields.tags,
+        "tags": given_tags if isinstance(given_tags, str) else fields.tags,
         "source": (source or "").strip(),
         "source_text": fields.source_text,
     }
