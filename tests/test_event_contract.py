@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from environments import services as environment_services
 from environments.services import Change
+from memory import services as memory_services
 from plans import services as plan_services
 from policy import global_file
 from policy import services as policy_services
@@ -379,6 +380,38 @@ def _() -> Case:
     make_project("acme-shop")
     call = partial(services.decision_add, project="acme-shop", text="Use SQLite", actor=ACTOR)
     return Case(call, [("decision.added", keys("text", "decision_id"))], "Use SQLite")
+
+
+@contract("memory.added")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(
+        memory_services.memory_add,
+        scope="project",
+        project="acme-shop",
+        title="SQLite WAL mode",
+        body="Keep WAL on.",
+        kind="feedback",
+        actor=ACTOR,
+    )
+    return Case(call, [("memory.added", keys("note", "scope", "title"))], "SQLite WAL mode")
+
+
+@contract("memory.updated")
+def _() -> Case:
+    make_project("acme-shop")
+    note = memory_services.memory_add(
+        scope="project",
+        project="acme-shop",
+        title="SQLite WAL mode",
+        body="Keep WAL on.",
+        kind="feedback",
+        actor=ACTOR,
+    ).obj
+    call = partial(
+        memory_services.memory_update, note=note.id, base_version=1, body="Off.", actor=ACTOR
+    )
+    return Case(call, [("memory.updated", keys("note", "version", "title"))], f"#{note.id} v2")
 
 
 @contract("session.seen")
