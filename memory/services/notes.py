@@ -14,7 +14,7 @@ value. Each public service is one transaction; shared steps are private helpers.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time
 from typing import Any
 
@@ -119,7 +119,8 @@ def memory_add(
     op None: current notes of the same place sharing a title word → nothing written, the
     candidates returned (action "candidates"); none → the note is added.
     op add: adds; next to a strong match (similarity ≥ 0.6) only with force_new.
-    op update: rewrites target; base_version must be its version (newer → VersionConflict).
+    op update: rewrites target (title, body, kind; tags, source, review_at when given);
+    base_version must be its version (newer → VersionConflict).
     op supersede: adds a new note that replaces target (target keeps superseded_by,
     superseded_at, valid_to). op noop: writes nothing.
     Events memory.added {note, scope, title} (+ supersedes for a supersede) and
@@ -127,6 +128,9 @@ def memory_add(
     """
     action = _clean_op(op)
     place_scope, place_role = _clean_scope(scope, project, role)
+    if action == "noop":  # the caller keeps what is there: nothing to check or write
+        kept = _load(_clean_number("target", target)) if target is not None else None
+        return NoteOutcome(obj=kept, action="noop")
     fields = _clean_fields(
         title=title,
         body=body,
@@ -145,9 +149,6 @@ def memory_add(
 
     with transaction.atomic():
         proj = get_project(project) if place_scope == "project" else None  # type: ignore[arg-type]
-        if action == "noop":
-            kept = _load(number) if number is not None else None
-            return NoteOutcome(obj=kept, action="noop")
         _check_fields(fields, proj, source, tags)
         _check_note_source(proj, fields)
         if action is None:
@@ -175,8 +176,17 @@ def memory_add(
                     f"op=update needs base_version: note #{note.id} is at version "
                     f"{note.version} (memory_get shows it).",
                 )
+            # What the call leaves out (None) keeps the target's value.
+            kept = replace(
+                fields,
+                tags=note.tags if tags is None else fields.tags,
+                source_kind=note.source_kind if source is None else fields.source_kind,
+                source_ref=note.source_ref if source is None else fields.source_ref,
+                source_text=note.source_text if source_text is None else fields.source_text,
+                review_at=note.review_at if review_at is None else fields.review_at,
+            )
             who = caller_in(actor)
-            return _rewrite(note, _clean_number("base_version", base_version), fields, who)
+            return _rewrite(note, _clean_number("base_version", base_version), kept, who)
         replaced = None
         if action == "supersede":
             replaced = _load(number)  # type: ignore[arg-type]

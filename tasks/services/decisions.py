@@ -98,7 +98,7 @@ def decision_add(
 
 
 def parse_source(source: str | None) -> tuple[str, str]:
-    """"report:12" → ("report", "12"); blank → ("", ""). Shared with memory notes (§8)."""
+    """A source such as report:12 → ("report", "12"); blank → ("", ""). Memory notes share it."""
     text = (source or "").strip()
     if not text or text in F.CLEAR:
         return "", ""
