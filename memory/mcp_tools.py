@@ -10,11 +10,12 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from memory import mcp_blocks, mcp_documents
+from memory import mcp_blocks, mcp_documents, mcp_notes, mcp_search
 from tasks.mcp_params import READ, WRITE
 
 _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
-    # notes tools are registered here too (memory_add, memory_search, … from mcp_notes)
+    *mcp_notes.NOTES_TOOLS,  # memory_add, memory_update, memory_get
+    *mcp_search.SEARCH_TOOLS,  # memory_search
     # documents
     (mcp_documents.doc_list, READ),
     (mcp_documents.doc_get, READ),

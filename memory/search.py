@@ -8,9 +8,10 @@ stem — nothing fails. At start the index is rebuilt when its row count differs
 items it covers (a new index, an upgrade). Besides §8's columns the table carries `state`
 (current / superseded), so superseded notes and decisions can be left out of a search.
 
-Writes of the memory's own services call `index_*` directly; the base's writes (decisions,
-reports, comments) reach it through `tasks.events.register_event_observer`, because tasks
-imports no other app.
+Every covered write reaches it through `tasks.events.register_event_observer`: the event
+the write records in its transaction names the item, and the observer replaces its row in
+that same transaction (tasks imports no other app, and memory's services need no extra
+call).
 """
 
 from __future__ import annotations
@@ -143,30 +144,54 @@ def _all_rows() -> Iterable[tuple[Any, ...]]:
 # --- keeping it in step ------------------------------------------------------------------------
 
 
-def index_document(doc: Any) -> None:
-    _replace(_document_row(doc))
-
-
-def index_note(note: Any) -> None:
-    _replace(_note_row(note))
-
-
 def observe(event: Event) -> None:
-    """tasks.events observer: the base's writes that the index covers."""
-    payload = event.payload
-    if event.kind == "decision.added":
-        for number in (payload.get("decision_id"), payload.get("supersedes")):
-            found = Decision.objects.select_related("project").filter(id=number).first()
-            if found is not None:
-                _replace(_decision_row(found))
-    elif event.kind == "report.added" and payload.get("report_id"):
-        report = Report.objects.select_related("task__project").filter(id=payload["report_id"])
-        for row in report:
-            _replace(_report_row(row))
-    elif event.kind == "comment.added" and payload.get("comment_id"):
-        comment = Comment.objects.select_related("task__project").filter(id=payload["comment_id"])
-        for row in comment:
-            _replace(_comment_row(row))
+    """tasks.events observer: replace the rows of the items the event names."""
+    rows = _ROWS_OF.get(event.kind)
+    if rows is not None:
+        for row in rows(event):
+            _replace(row)
+
+
+def _document_rows(event: Event) -> Iterable[tuple[Any, ...]]:
+    from memory.models import Document
+
+    docs = Document.objects.filter(project_id=event.project_id, name=event.payload.get("name"))
+    return [_document_row(doc) for doc in docs.select_related("project")]
+
+
+def _note_rows(event: Event) -> Iterable[tuple[Any, ...]]:
+    from memory.models import MemoryNote
+
+    ids = [event.payload.get("note"), event.payload.get("supersedes")]
+    notes = MemoryNote.objects.select_related("project").filter(id__in=[i for i in ids if i])
+    return [_note_row(note) for note in notes]
+
+
+def _decision_rows(event: Event) -> Iterable[tuple[Any, ...]]:
+    ids = [event.payload.get("decision_id"), event.payload.get("supersedes")]
+    found = Decision.objects.select_related("project").filter(id__in=[i for i in ids if i])
+    return [_decision_row(d) for d in found]
+
+
+def _report_rows(event: Event) -> Iterable[tuple[Any, ...]]:
+    found = Report.objects.select_related("task__project").filter(id=event.payload.get("report_id"))
+    return [_report_row(r) for r in found]
+
+
+def _comment_rows(event: Event) -> Iterable[tuple[Any, ...]]:
+    comment_id = event.payload.get("comment_id")
+    found = Comment.objects.select_related("task__project").filter(id=comment_id)
+    return [_comment_row(c) for c in found]
+
+
+_ROWS_OF = {
+    "document.updated": _document_rows,
+    "memory.added": _note_rows,
+    "memory.updated": _note_rows,
+    "decision.added": _decision_rows,
+    "report.added": _report_rows,
+    "comment.added": _comment_rows,
+}
 
 
 def _replace(row: tuple[Any, ...]) -> None:

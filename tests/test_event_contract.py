@@ -382,6 +382,38 @@ def _() -> Case:
     return Case(call, [("decision.added", keys("text", "decision_id"))], "Use SQLite")
 
 
+@contract("memory.added")
+def _() -> Case:
+    make_project("acme-shop")
+    call = partial(
+        memory_services.memory_add,
+        scope="project",
+        project="acme-shop",
+        title="SQLite WAL mode",
+        body="Keep WAL on.",
+        kind="feedback",
+        actor=ACTOR,
+    )
+    return Case(call, [("memory.added", keys("note", "scope", "title"))], "SQLite WAL mode")
+
+
+@contract("memory.updated")
+def _() -> Case:
+    make_project("acme-shop")
+    note = memory_services.memory_add(
+        scope="project",
+        project="acme-shop",
+        title="SQLite WAL mode",
+        body="Keep WAL on.",
+        kind="feedback",
+        actor=ACTOR,
+    ).obj
+    call = partial(
+        memory_services.memory_update, note=note.id, base_version=1, body="Off.", actor=ACTOR
+    )
+    return Case(call, [("memory.updated", keys("note", "version", "title"))], f"#{note.id} v2")
+
+
 @contract("session.seen")
 def _() -> Case:
     task = make_task()

@@ -48,7 +48,7 @@ def decision_add(
         raise InvalidField("text", "text is empty: write the decision in a sentence or two.")
     by = F.clean_text("decided_by", decided_by or "", F.DECIDED_BY_MAX, one_line=True)
     shown = F.clean_text("source_text", source_text or "", SOURCE_TEXT_MAX, one_line=True)
-    source_kind, source_ref = _parse_source(source)
+    source_kind, source_ref = parse_source(source)
     key = None if task is None or task.strip() in F.CLEAR else task
     if not (project or "").strip() and key is None:
         raise InvalidField("project", "Pass project (a slug), task (a key) or both.")
@@ -63,7 +63,7 @@ def decision_add(
                 f"Task {target.key} belongs to project {target.project.slug}, not "
                 f"{proj.slug}. Pass project={target.project.slug} or a task of {proj.slug}.",
             )
-        _check_source(proj, source_kind, source_ref)
+        check_source(proj, source_kind, source_ref)
         replaced = _current(proj, supersedes) if supersedes else None
         who = caller_in(actor, task_key=key)
         now = timezone.now()
@@ -97,7 +97,8 @@ def decision_add(
     return run_write(attempt)
 
 
-def _parse_source(source: str | None) -> tuple[str, str]:
+def parse_source(source: str | None) -> tuple[str, str]:
+    """A source such as report:12 → ("report", "12"); blank → ("", ""). Memory notes share it."""
     text = (source or "").strip()
     if not text or text in F.CLEAR:
         return "", ""
@@ -116,7 +117,7 @@ def _parse_source(source: str | None) -> tuple[str, str]:
     return kind, ref
 
 
-def _check_source(project: Project, kind: str, ref: str) -> None:
+def check_source(project: Project, kind: str, ref: str) -> None:
     """A report, event or comment source must exist in the project (§8)."""
     if kind in ("", "message"):
         return

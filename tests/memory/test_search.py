@@ -118,3 +118,28 @@ def test_the_index_is_rebuilt_when_its_count_differs(engine: str) -> None:
     assert search.rebuild_if_needed() is True
     assert len(search.search("use", project="acme")) == 2
     assert search.rebuild_if_needed() is False
+
+
+def test_documents_and_notes_are_indexed_by_their_writes(engine: str) -> None:
+    from memory import services as memory_services
+
+    make_project("acme")
+    memory_services.doc_update(
+        project="acme",
+        name="runbook",
+        title="Runbook",
+        text="# Deploy\n\nDeployment steps",
+        base_version=0,
+        actor=ACTOR,
+    )
+    hits = search.search("deploying", project="acme")
+    assert ("document", "runbook") in refs(hits)
+    memory_services.memory_add(
+        scope="global",
+        title="Redis eviction policy",
+        body="Use allkeys-lru",
+        kind="reference",
+        actor=ACTOR,
+    )
+    found = search.search("eviction", project="acme")  # a project search covers global notes
+    assert [h.kind for h in found] == ["memory"]
