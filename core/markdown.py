@@ -23,3 +23,17 @@ _md.validateLink = _validate_link
 def render_markdown(text: str) -> SafeString:
     """HTML of untrusted markdown: raw HTML is shown as text, unsafe links are not links."""
     return mark_safe(_md.render(text))  # noqa: S308 - markdown-it escapes; html is off
+
+
+def render_markdown_anchored(text: str, anchors: list[str]) -> SafeString:
+    """render_markdown, with the top-level ATX headings given these ids in document order
+    (the caller's section anchors, e.g. memory.sections); raw HTML stays off."""
+    tokens = _md.parse(text)
+    wanted = iter(anchors)
+    for token in tokens:
+        if token.type == "heading_open" and token.level == 0 and token.markup.startswith("#"):
+            anchor = next(wanted, None)
+            if anchor is None:
+                break
+            token.attrSet("id", anchor)
+    return mark_safe(_md.renderer.render(tokens, _md.options, {}))  # noqa: S308 - html is off

@@ -6,7 +6,7 @@ from django.db.models import Q
 
 from core.errors import InvalidField, NotFound
 from memory import sections
-from memory.models import Document, DocumentVersion, MemoryBlock
+from memory.models import Document, DocumentVersion, MemoryBlock, MemoryNote
 from tasks.selectors import get_project
 
 
@@ -87,3 +87,11 @@ def block_list(project: str | None = None) -> list[MemoryBlock]:
     return list(
         MemoryBlock.objects.filter(scope).select_related("project").order_by("project_id", "label")
     )
+
+
+def note_list_for_project(project: str) -> list[MemoryNote]:
+    """The notes a project's page shows: its own, the global and the role notes, newest
+    first, superseded ones included (the page collapses them)."""
+    proj = get_project(project)
+    scope = Q(project=proj) | Q(scope="global") | Q(scope="role")
+    return list(MemoryNote.objects.filter(scope).select_related("project").order_by("-id"))

@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("reviews.urls")),
     path("", include("policy.urls")),
     path("", include("environments.urls")),
+    path("", include("memory.urls")),
 ]

@@ -70,6 +70,11 @@ TABLE: dict[str, Fragment] = {
         ("environment.*", "policy.updated"),
         "Stands & access: the pending proposals and each environment's panel and levels",
     ),
+    "docs": Fragment(
+        "project",
+        ("document.updated", "decision.added", "memory.*"),
+        "Docs & rules: the documents, decisions and memory notes (blocks and search stay put)",
+    ),
     "policy_proposals": Fragment(
         "all",
         ("policy.*",),

@@ -1,0 +1,366 @@
+"""What the Docs & rules page and a document's page show (§8), computed here so the
+templates only loop and branch.
+
+Reads only: the project's documents, decisions (current, superseded collapsed), memory
+notes (the project's, global and role ones), blocks with their owner's edit forms, the
+effective working rules (rules_get's markdown, rendered), search hits, and one document's
+rendered version, sections, history and a diff. Agent markdown goes through
+core.markdown.render_markdown only; everything else is escaped by the templates.
+The views (memory/views.py) render these; the one write, a block edit, goes through
+memory.services.block_set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from core.markdown import render_markdown, render_markdown_anchored
+from memory import search as memory_search
+from memory import sections as memory_sections
+from memory import selectors
+from memory.models import Document, MemoryBlock, MemoryNote
+from tasks import selectors as task_selectors
+from tasks.models import Decision, Project
+from tasks.rules import render_rules_md
+from tasks.selectors.task_page import Stamp, stamp
+
+SECTIONS = ("lists",)
+SEARCH_QUERY_MAX = 200
+
+
+@dataclass(frozen=True)
+class DocRow:
+    name: str
+    title: str
+    kind: str
+    version: int
+    updated_by: str
+    when: Stamp | None
+    url: str
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    id: int
+    anchor: str
+    text: str
+    decided_by: str
+    task: str
+    when: Stamp | None
+    superseded_by: int | None
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    id: int
+    anchor: str
+    title: str
+    body: SafeString
+    place: str  # "acme", "global", "role: reviewer"
+    kind: str
+    tags: str
+    author: str
+    when: Stamp | None
+    superseded_by: int | None
+
+
+@dataclass(frozen=True)
+class BlockForm:
+    """A block with its edit form; after a refused write, the typed values and the reason."""
+
+    anchor: str
+    label: str
+    scope: str  # "project" or "global"
+    place: str  # the project's slug or "global"
+    version: int
+    body: str
+    description: str
+    char_limit: int
+    owner_only: bool
+    updated_by: str
+    when: Stamp | None
+    count: int
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class HitRow:
+    kind: str
+    ref: str
+    title: str
+    line: str
+    place: str
+    url: str
+    superseded: bool
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What the owner typed into a block form whose write was refused."""
+
+    scope: str
+    label: str
+    values: dict[str, str]
+    error: str
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    version: int
+    author: str
+    reason: str
+    section: str
+    when: Stamp | None
+    url: str
+    current: bool
+    shown: bool
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    text: str
+    mark: str  # "add", "del", "hunk", "head" or ""
+    sign: str  # "+", "−", "" for the screen reader label
+
+
+@dataclass(frozen=True)
+class DocPage:
+    doc: Document
+    version: int
+    author: str
+    reason: str
+    when: Stamp | None
+    html: SafeString
+    sections: list[Any]
+    history: list[HistoryRow]
+    older: bool
+    diff: list[DiffLine] = field(default_factory=list)
+    diff_from: int = 0
+    diff_to: int = 0
+
+
+def page_url(slug: str) -> str:
+    return reverse("docs", args=[slug])
+
+
+def doc_url(slug: str, name: str) -> str:
+    return reverse("doc", args=[slug, name])
+
+
+def diff_url(slug: str, name: str) -> str:
+    return reverse("doc_diff", args=[slug, name])
+
+
+def urls(slug: str) -> dict[str, str]:
+    return {
+        "page": page_url(slug),
+        "lists": reverse("docs_lists", args=[slug]),
+        "block_save": reverse("docs_block_save", args=[slug]),
+    }
+
+
+def context(project: Project, query: str = "", draft: Draft | None = None) -> dict[str, Any]:
+    """Everything the Docs & rules page shows; `draft` refills a refused block form."""
+    query = query.strip()[:SEARCH_QUERY_MAX]
+    eff = task_selectors.project_rules(project)
+    return {
+        "project": project,
+        "project_slug": project.slug,
+        **lists(project),
+        "blocks": blocks(project, draft),
+        "rules_html": render_markdown(render_rules_md(eff, project.slug)),
+        "query": query,
+        "hits": hits(project, query) if query else [],
+        "urls": urls(project.slug),
+    }
+
+
+def section(part: str, project: Project) -> dict[str, Any]:
+    """The context of one live section (memory/partials/<part>.html) for its refetch."""
+    return {"project": project, "urls": urls(project.slug), **lists(project)}
+
+
+def lists(project: Project) -> dict[str, Any]:
+    """The live lists: documents, decisions and notes, superseded ones apart."""
+    _, docs = selectors.doc_list(project.slug)
+    _, decisions = task_selectors.decision_list(project.slug, include_superseded=True)
+    notes = selectors.note_list_for_project(project.slug)
+    decision_rows = [_decision(d) for d in decisions]
+    note_rows = [_note(n) for n in notes]
+    return {
+        "documents": [_doc(project.slug, d) for d in docs],
+        "decisions": [d for d in decision_rows if d.superseded_by is None],
+        "decisions_old": [d for d in decision_rows if d.superseded_by is not None],
+        "notes": [n for n in note_rows if n.superseded_by is None],
+        "notes_old": [n for n in note_rows if n.superseded_by is not None],
+    }
+
+
+def _doc(slug: str, d: Document) -> DocRow:
+    return DocRow(
+        name=d.name,
+        title=d.title,
+        kind=d.kind,
+        version=d.version,
+        updated_by=d.updated_by,
+        when=stamp(d.updated_at),
+        url=doc_url(slug, d.name),
+    )
+
+
+def _decision(d: Decision) -> DecisionRow:
+    superseded = d.superseded_by_id if d.superseded_at else None
+    return DecisionRow(
+        id=d.id,
+        anchor=f"decision-{d.id}",
+        text=d.text,
+        decided_by=d.decided_by,
+        task=d.task.key if d.task_id else "",
+        when=stamp(d.recorded_at or d.created_at),
+        superseded_by=superseded or (0 if d.superseded_at else None),
+    )
+
+
+def _place(n: MemoryNote) -> str:
+    if n.scope == "project" and n.project_id:
+        return n.project.slug
+    if n.scope == "role":
+        return f"role: {n.role}"
+    return "global"
+
+
+def _note(n: MemoryNote) -> NoteRow:
+    superseded = n.superseded_by_id if n.superseded_at else None
+    return NoteRow(
+        id=n.id,
+        anchor=f"note-{n.id}",
+        title=n.title,
+        body=render_markdown(n.body),
+        place=_place(n),
+        kind=n.kind,
+        tags=n.tags,
+        author=n.author,
+        when=stamp(n.updated_at),
+        superseded_by=superseded or (0 if n.superseded_at else None),
+    )
+
+
+def blocks(project: Project, draft: Draft | None = None) -> list[BlockForm]:
+    return [_block(project, b, draft) for b in selectors.block_list(project.slug)]
+
+
+def _block(project: Project, b: MemoryBlock, draft: Draft | None) -> BlockForm:
+    scope = "project" if b.project_id else "global"
+    form = BlockForm(
+        anchor=f"block-{scope}-{b.label}",
+        label=b.label,
+        scope=scope,
+        place=project.slug if b.project_id else "global",
+        version=b.version,
+        body=b.body,
+        description=b.description,
+        char_limit=b.char_limit,
+        owner_only=b.owner_only,
+        updated_by=b.updated_by,
+        when=stamp(b.updated_at),
+        count=len(b.body),
+    )
+    if draft is None or (draft.scope, draft.label) != (scope, b.label):
+        return form
+    v = draft.values
+    limit = v.get("char_limit", "")
+    return BlockForm(
+        **{
+            **form.__dict__,
+            "body": v.get("body", ""),
+            "description": v.get("description", ""),
+            "char_limit": int(limit) if limit.isdigit() else form.char_limit,
+            "owner_only": v.get("owner_only") in ("1", "on", "yes"),
+            "count": len(v.get("body", "")),
+            "error": draft.error,
+        }
+    )
+
+
+def hits(project: Project, query: str) -> list[HitRow]:
+    """Search hits over the index: the project's items plus global and role notes."""
+    found = []
+    for h in memory_search.search(query, project=project.slug, include_superseded=True):
+        if h.kind == "document":
+            url = doc_url(project.slug, h.ref)
+        elif h.kind == "decision":
+            url = f"#decision-{h.ref}"
+        elif h.kind == "memory":
+            url = f"#note-{h.ref}"
+        else:
+            url = ""
+        place = h.project.replace("role:", "role: ") if h.project else "global"
+        found.append(HitRow(h.kind, h.ref, h.title, h.line, place, url, h.state == "superseded"))
+    return found
+
+
+# --- a document's page ---------------------------------------------------------------------
+
+
+def doc_page(
+    project: Project,
+    name: str,
+    version: int | None = None,
+    diff: tuple[int, int] | None = None,
+) -> DocPage:
+    """One version of a document (the current one by default), rendered, with its sections
+    and history; with `diff`, the lines between two versions. Raises NotFound."""
+    doc = selectors.doc_get(project.slug, name)
+    shown = selectors.doc_version(doc, version)
+    history = [
+        HistoryRow(
+            version=v.version,
+            author=v.author,
+            reason=v.reason,
+            section=v.section,
+            when=stamp(v.created_at),
+            url=f"{doc_url(project.slug, doc.name)}?version={v.version}",
+            current=v.version == doc.version,
+            shown=v.version == shown.version,
+        )
+        for v in selectors.doc_history(doc)
+    ]
+    lines: list[DiffLine] = []
+    if diff is not None:
+        lines = [_diff_line(text) for text in selectors.doc_diff(doc, *diff)]
+    return DocPage(
+        doc=doc,
+        version=shown.version,
+        author=shown.author,
+        reason=shown.reason,
+        when=stamp(shown.created_at),
+        html=render_with_anchors(shown.body),
+        sections=memory_sections.sections(shown.body),
+        history=history,
+        older=shown.version != doc.version,
+        diff=lines,
+        diff_from=diff[0] if diff else max(doc.version - 1, 1),
+        diff_to=diff[1] if diff else doc.version,
+    )
+
+
+def _diff_line(text: str) -> DiffLine:
+    if text.startswith(("+++", "---")):
+        return DiffLine(text, "head", "")
+    if text.startswith("@@"):
+        return DiffLine(text, "hunk", "")
+    if text.startswith("+"):
+        return DiffLine(text, "add", "added")
+    if text.startswith("-"):
+        return DiffLine(text, "del", "removed")
+    return DiffLine(text, "", "")
+
+
+def render_with_anchors(body: str) -> SafeString:
+    """The markdown rendered safely, each heading carrying the id of its section's anchor
+    (memory.sections: the same anchors agents read and write sections by)."""
+    return render_markdown_anchored(body, [s.anchor for s in memory_sections.sections(body)])

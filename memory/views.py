@@ -1,0 +1,150 @@
+"""Docs & rules (§8): the project memory on the board, thin over memory/page.py.
+
+GET `docs` renders the page: documents, decisions, notes (one live section, `docs_lists`,
+refetched on document.updated, decision.added and memory.*: the refresh table's `docs`),
+blocks with the owner's edit forms, the effective rules and the search box (`?q=`); blocks
+and search results are not live, so they stay as the owner left them. GET `doc` renders one
+document (`?version=` an older one) and `doc_diff` the same page with a diff between two
+versions (`?from=&to=`).
+
+The one POST, `docs_block_save`, calls memory.services.block_set as the owner: success is a
+303 back to the page with the one-time flash (core/flash.py); a DomainError (a stale base
+version, a body over the limit, a secret) renders the page again with the reason and the
+error's status, that block's form holding what was typed. It needs the board cookie and the
+CSRF token and is refused with the Bearer token (403, @owner_only).
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_POST, require_safe
+
+from core import actor, flash, tokens
+from core.errors import DomainError, InvalidField, NotFound
+from core.security import current_token, owner_only
+from memory import page, services
+from tasks.selectors import get_project
+
+BEARER_REFUSAL = (
+    "Refused: block edits on Docs & rules act only for a signed-in browser (board cookie and "
+    "CSRF token), not with the Bearer token. Agents write blocks with block_set."
+)
+PAGE = "memory/docs.html"
+DOC_PAGE = "memory/document.html"
+PARTIALS = {part: f"memory/partials/{part}.html" for part in page.SECTIONS}
+
+
+def _missing(request: HttpRequest, exc: NotFound, template: str = PAGE) -> HttpResponse:
+    return render(request, template, {"missing": str(exc)}, status=404)
+
+
+def _page(
+    request: HttpRequest,
+    slug: str,
+    *,
+    draft: page.Draft | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    try:
+        project = get_project(slug)
+    except NotFound as exc:
+        return flash.forget(request, _missing(request, exc))
+    context = {
+        **page.context(project, request.GET.get("q", ""), draft),
+        "flash": flash.take(request),
+        "refusal": draft.error.splitlines() if draft is not None else [],
+        "draft_anchor": f"block-{draft.scope}-{draft.label}" if draft is not None else "",
+    }
+    return flash.forget(request, render(request, PAGE, context, status=status))
+
+
+@require_safe
+def docs(request: HttpRequest, slug: str) -> HttpResponse:
+    return _page(request, slug)
+
+
+@require_safe
+def docs_part(request: HttpRequest, slug: str, part: str) -> HttpResponse:
+    """One live section alone (no page frame), refetched on the `docs` events."""
+    try:
+        project = get_project(slug)
+    except NotFound as exc:
+        return HttpResponse(str(exc) + "\n", status=404, content_type="text/plain; charset=utf-8")
+    context = {**page.section(part, project), "csrf_token": tokens.csrf_token(current_token())}
+    return HttpResponse(render_to_string(PARTIALS[part], context))
+
+
+def _number(value: str | None) -> int | None:
+    value = (value or "").strip()
+    return int(value) if value.isdigit() else None
+
+
+def _doc(
+    request: HttpRequest, slug: str, name: str, diff: tuple[int, int] | None = None
+) -> HttpResponse:
+    try:
+        project = get_project(slug)
+        shown = page.doc_page(project, name, _number(request.GET.get("version")), diff)
+    except NotFound as exc:
+        return _missing(request, exc, DOC_PAGE)
+    context = {
+        "project": project,
+        "project_slug": project.slug,
+        "d": shown,
+        "urls": {
+            **page.urls(project.slug),
+            "doc": page.doc_url(project.slug, shown.doc.name),
+            "diff": page.diff_url(project.slug, shown.doc.name),
+        },
+        "showing_diff": diff is not None,
+    }
+    return render(request, DOC_PAGE, context)
+
+
+@require_safe
+def doc(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    return _doc(request, slug, name)
+
+
+@require_safe
+def doc_diff(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    start, end = _number(request.GET.get("from")), _number(request.GET.get("to"))
+    if start is None or end is None:
+        return _doc(request, slug, name)
+    return _doc(request, slug, name, (start, end))
+
+
+@require_POST
+@owner_only(BEARER_REFUSAL)
+def block_save(request: HttpRequest, slug: str) -> HttpResponse:
+    post = request.POST
+    scope = "global" if post.get("scope") == "global" else "project"
+    label = post.get("label", "")
+    try:
+        limit = _number(post.get("char_limit"))
+        if post.get("char_limit", "").strip() and limit is None:
+            raise InvalidField("char_limit", "The limit is a whole number of characters.")
+        base = _number(post.get("base_version"))
+        result = services.block_set(
+            label=label,
+            body=post.get("body", "").replace("\r\n", "\n"),
+            base_version=base if base is not None else -1,
+            actor=actor.OWNER,
+            project=slug if scope == "project" else None,
+            description=post.get("description", ""),
+            char_limit=limit,
+            owner_only=post.get("owner_only") in ("1", "on", "yes"),
+            as_owner=True,
+        )
+    except DomainError as exc:
+        draft = page.Draft(scope, label.strip().lower(), post.dict(), str(exc))
+        return _page(request, slug, draft=draft, status=exc.status)
+    block = result.block
+    message = (
+        f"Block {block.label} saved (version {block.version})."
+        if result.changed or result.created
+        else f"Block {block.label} unchanged."
+    )
+    return flash.redirect_with(request, page.page_url(slug), flash.Flash(message))
