@@ -25,15 +25,19 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(_md.render(text))  # noqa: S308 - markdown-it escapes; html is off
 
 
-def render_markdown_anchored(text: str, anchors: list[str]) -> SafeString:
+def render_markdown_anchored(
+    text: str, anchors: list[str] | tuple[str, ...] = (), *, shift: int = 0
+) -> SafeString:
     """render_markdown, with the top-level ATX headings given these ids in document order
-    (the caller's section anchors, e.g. memory.sections); raw HTML stays off."""
+    (the caller's section anchors, e.g. memory.sections) and every heading `shift` levels
+    lower (at most h6), so it sits under the page's own headings; raw HTML stays off."""
     tokens = _md.parse(text)
     wanted = iter(anchors)
     for token in tokens:
+        if token.type in ("heading_open", "heading_close") and shift:
+            token.tag = f"h{min(6, int(token.tag[1]) + shift)}"
         if token.type == "heading_open" and token.level == 0 and token.markup.startswith("#"):
             anchor = next(wanted, None)
-            if anchor is None:
-                break
-            token.attrSet("id", anchor)
+            if anchor is not None:
+                token.attrSet("id", anchor)
     return mark_safe(_md.renderer.render(tokens, _md.options, {}))  # noqa: S308 - html is off

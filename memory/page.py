@@ -172,7 +172,7 @@ def context(project: Project, query: str = "", draft: Draft | None = None) -> di
         "project_slug": project.slug,
         **lists(project),
         "blocks": blocks(project, draft),
-        "rules_html": render_markdown(render_rules_md(eff, project.slug)),
+        "rules_html": render_markdown_anchored(render_rules_md(eff, project.slug), shift=2),
         "query": query,
         "hits": hits(project, query) if query else [],
         "urls": urls(project.slug),
@@ -363,4 +363,5 @@ def _diff_line(text: str) -> DiffLine:
 def render_with_anchors(body: str) -> SafeString:
     """The markdown rendered safely, each heading carrying the id of its section's anchor
     (memory.sections: the same anchors agents read and write sections by)."""
-    return render_markdown_anchored(body, [s.anchor for s in memory_sections.sections(body)])
+    anchors = [s.anchor for s in memory_sections.sections(body)]
+    return render_markdown_anchored(body, anchors, shift=1)

@@ -188,15 +188,15 @@ def test_document_renders_with_anchors_sections_and_history(web: Client) -> None
     write_doc("# Release\n\nIntro v2.\n", base=1, reason="shorter")
     url = reverse("doc", args=["acme", "runbook"])
     html = web.get(url).content.decode()
-    assert '<h1 id="release">Release</h1>' in html
+    assert '<h2 id="release">Release</h2>' in html
     assert "Intro v2." in html
     history = element(html, "doc-history")
     assert f'href="{url}?version=1"' in history
     assert f'href="{url}?version=2"' in history
     assert "shorter" in history
     old = web.get(url + "?version=1").content.decode()
-    assert '<h2 id="gift-cards">' in old
-    assert '<h2 id="gift-cards-2">' in old
+    assert '<h3 id="gift-cards">' in old
+    assert '<h3 id="gift-cards-2">' in old
     toc = element(old, "doc-sections")
     assert 'href="#gift-cards"' in toc
     assert 'href="#gift-cards-2"' in toc
