@@ -39,12 +39,51 @@ WRITE_TARGET_MS = 2.0
 # Real words, each in about 1 % of the items, in a text of synthetic words whose frequencies
 # follow Zipf's law (as words in prose do): what a query for a real term meets.
 WORDS_EN = tuple(
-    "deploy deployment cache carts invoice ledger checkout payment refund customer order "
-    "shipping warehouse stock price discount coupon gift card balance report migration".split()
+    [
+        "deploy",
+        "deployment",
+        "cache",
+        "carts",
+        "invoice",
+        "ledger",
+        "checkout",
+        "payment",
+        "refund",
+        "customer",
+        "order",
+        "shipping",
+        "warehouse",
+        "stock",
+        "price",
+        "discount",
+        "coupon",
+        "gift",
+        "card",
+        "balance",
+        "report",
+        "migration",
+    ]
 )
 WORDS_RU = tuple(
-    "развёртывание развёртывания кэш корзина счёт оплата возврат клиент заказ доставка "
-    "склад цена скидка купон баланс отчёт миграция".split()
+    [
+        "развёртывание",
+        "развёртывания",
+        "кэш",
+        "корзина",
+        "счёт",
+        "оплата",
+        "возврат",
+        "клиент",
+        "заказ",
+        "доставка",
+        "склад",
+        "цена",
+        "скидка",
+        "купон",
+        "баланс",
+        "отчёт",
+        "миграция",
+    ]
 )
 VOCABULARY = 20_000
 QUERIES = [
