@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import reverse
 
 from environments import render_md, selectors
-from environments.services._steps import check_secrets
+from environments.services._steps import check_secrets, project_policy
 from policy.seams import register_text_check
 from tasks.extensions import (
     InboxGroup,
@@ -14,6 +14,7 @@ from tasks.extensions import (
     register_inbox_group,
     register_project_lines,
 )
+from tasks.extensions import register_text_check as register_base_text_check
 from tasks.models import Project
 from tasks.render_md import one_line
 
@@ -49,9 +50,15 @@ def proposed_by_agents_group() -> InboxGroup | None:
     return InboxGroup(id="proposed-by-agents", title="Proposed by agents", rows=rows)
 
 
+def _check_project_texts(values: dict[str, str], project: Project) -> None:
+    check_secrets(values, project_policy(project))
+
+
 @plug_in_once
 def register() -> None:
     register_project_lines(10, snapshot_lines)
     register_inbox_group(INBOX_ORDER, proposed_by_agents_group)
     # A policy proposal's reason passes the same secret checks as an environment proposal.
     register_text_check(check_secrets)
+    # A decision's text and source pass the same checks, under the project's policy (§8).
+    register_base_text_check(_check_project_texts)

@@ -264,3 +264,22 @@ def register_inbox_group(order: int, fn: InboxFn) -> None:
 
 def inbox_groups() -> list[InboxGroup]:
     return [group for _, fn in _inbox_groups if (group := fn()) is not None]
+
+
+# --- checks of the text a write carries ---------------------------------------------------
+
+TextCheck = Callable[[dict[str, str], "Project"], None]  # raises a DomainError to refuse
+_text_checks: list[TextCheck] = []
+
+
+def register_text_check(fn: TextCheck) -> None:
+    """A check of the texts a base write stores (the secret scan of decisions, §8), filled by
+    the app that owns the detectors. Idempotent."""
+    if fn not in _text_checks:
+        _text_checks.append(fn)
+
+
+def check_texts(values: dict[str, str], project: Project) -> None:
+    """Run every registered check; the first refusal raises (nothing is written)."""
+    for fn in _text_checks:
+        fn({k: v for k, v in values.items() if v}, project)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from core.errors import InvalidField, NotFound
+from tasks import extensions
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
@@ -64,6 +65,9 @@ def decision_add(
                 f"{proj.slug}. Pass project={target.project.slug} or a task of {proj.slug}.",
             )
         check_source(proj, source_kind, source_ref)
+        # §8: a decision is secret-scanned under the project's policy (the detectors' app
+        # registers the check: tasks imports no other app).
+        extensions.check_texts({"text": clean, "source_text": shown, "decided_by": by}, proj)
         replaced = _current(proj, supersedes) if supersedes else None
         who = caller_in(actor, task_key=key)
         now = timezone.now()

@@ -95,3 +95,13 @@ def test_the_snapshot_shows_current_decisions_and_decision_list_finds_the_rest()
     text = render_md.decision_list_md(project, every, query="deploy")
     assert f"#{old.id} Deploy on Fridays" in text
     assert "superseded by #" in text
+
+
+def test_a_decision_holding_a_secret_is_refused_without_repeating_it() -> None:
+    make_project("acme")
+    token = "ghp_" + "Q1w2" * 9
+    with pytest.raises(InvalidField) as refused:
+        decide("acme", f"Deploy with {token}")
+    assert "(github-token)" in str(refused.value)
+    assert token not in str(refused.value)
+    assert not Decision.objects.exists()
