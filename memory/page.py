@@ -30,6 +30,8 @@ from tasks.selectors.task_page import Stamp, stamp
 
 SECTIONS = ("lists",)
 SEARCH_QUERY_MAX = 200
+NEW_BLOCK_ANCHOR = "block-new"
+NEW_BLOCK_LIMIT = 2000  # block_set's default char_limit (§8)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class DecisionRow:
     task: str
     when: Stamp | None
     superseded_by: int | None
+    supersedes: int | None = None  # the decision this one replaced
+    source: str = ""  # its display text, else "report:12" etc.
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,15 @@ class Draft:
     label: str
     values: dict[str, str]
     error: str
+
+    @property
+    def new(self) -> bool:
+        """Typed into the "New block" form (base version 0), not an existing block's."""
+        return self.values.get("base_version", "").strip() == "0"
+
+    @property
+    def anchor(self) -> str:
+        return NEW_BLOCK_ANCHOR if self.new else f"block-{self.scope}-{self.label}"
 
 
 @dataclass(frozen=True)
@@ -172,6 +185,7 @@ def context(project: Project, query: str = "", draft: Draft | None = None) -> di
         "project_slug": project.slug,
         **lists(project),
         "blocks": blocks(project, draft),
+        "new_block": new_block(draft),
         "rules_html": render_markdown_anchored(render_rules_md(eff, project.slug), shift=2),
         "query": query,
         "hits": hits(project, query) if query else [],
@@ -189,7 +203,8 @@ def lists(project: Project) -> dict[str, Any]:
     _, docs = selectors.doc_list(project.slug)
     _, decisions = task_selectors.decision_list(project.slug, include_superseded=True)
     notes = selectors.note_list_for_project(project.slug)
-    decision_rows = [_decision(d) for d in decisions]
+    replaced = {d.superseded_by_id: d.id for d in decisions if d.superseded_by_id}
+    decision_rows = [_decision(d, replaced.get(d.id)) for d in decisions]
     note_rows = [_note(n) for n in notes]
     return {
         "documents": [_doc(project.slug, d) for d in docs],
@@ -212,8 +227,9 @@ def _doc(slug: str, d: Document) -> DocRow:
     )
 
 
-def _decision(d: Decision) -> DecisionRow:
+def _decision(d: Decision, supersedes: int | None = None) -> DecisionRow:
     superseded = d.superseded_by_id if d.superseded_at else None
+    source = d.source_text or (f"{d.source_kind}:{d.source_ref}" if d.source_kind else "")
     return DecisionRow(
         id=d.id,
         anchor=f"decision-{d.id}",
@@ -222,6 +238,8 @@ def _decision(d: Decision) -> DecisionRow:
         task=d.task.key if d.task_id else "",
         when=stamp(d.recorded_at or d.created_at),
         superseded_by=superseded or (0 if d.superseded_at else None),
+        supersedes=supersedes,
+        source=source,
     )
 
 
@@ -242,7 +260,7 @@ def _note(n: MemoryNote) -> NoteRow:
         body=render_markdown(n.body),
         place=_place(n),
         kind=n.kind,
-        tags=n.tags,
+        tags=", ".join(t for t in n.tags.split(",") if t),
         author=n.author,
         when=stamp(n.updated_at),
         superseded_by=superseded or (0 if n.superseded_at else None),
@@ -269,8 +287,34 @@ def _block(project: Project, b: MemoryBlock, draft: Draft | None) -> BlockForm:
         when=stamp(b.updated_at),
         count=len(b.body),
     )
-    if draft is None or (draft.scope, draft.label) != (scope, b.label):
+    if draft is None or draft.new or (draft.scope, draft.label) != (scope, b.label):
         return form
+    return _refilled(form, draft)
+
+
+def new_block(draft: Draft | None = None) -> BlockForm:
+    """The empty "New block" form (block_set with base version 0), or what was typed into
+    it when that write was refused."""
+    form = BlockForm(
+        anchor=NEW_BLOCK_ANCHOR,
+        label="",
+        scope="project",
+        place="",
+        version=0,
+        body="",
+        description="",
+        char_limit=NEW_BLOCK_LIMIT,
+        owner_only=False,
+        updated_by="",
+        when=None,
+        count=0,
+    )
+    if draft is None or not draft.new:
+        return form
+    return _refilled(form, draft, label=draft.values.get("label", ""), scope=draft.scope)
+
+
+def _refilled(form: BlockForm, draft: Draft, **more: Any) -> BlockForm:
     v = draft.values
     limit = v.get("char_limit", "")
     return BlockForm(
@@ -282,6 +326,7 @@ def _block(project: Project, b: MemoryBlock, draft: Draft | None) -> BlockForm:
             "owner_only": v.get("owner_only") in ("1", "on", "yes"),
             "count": len(v.get("body", "")),
             "error": draft.error,
+            **more,
         }
     )
 

@@ -2,7 +2,7 @@
 
 GET `docs` renders the page: documents, decisions, notes (one live section, `docs_lists`,
 refetched on document.updated, decision.added and memory.*: the refresh table's `docs`),
-blocks with the owner's edit forms, the effective rules and the search box (`?q=`); blocks
+blocks with the owner's edit forms and a "New block" form, the effective rules and the search box (`?q=`); blocks
 and search results are not live, so they stay as the owner left them. GET `doc` renders one
 document (`?version=` an older one) and `doc_diff` the same page with a diff between two
 versions (`?from=&to=`).
@@ -55,7 +55,7 @@ def _page(
         **page.context(project, request.GET.get("q", ""), draft),
         "flash": flash.take(request),
         "refusal": draft.error.splitlines() if draft is not None else [],
-        "draft_anchor": f"block-{draft.scope}-{draft.label}" if draft is not None else "",
+        "draft_anchor": draft.anchor if draft is not None else "",
     }
     return flash.forget(request, render(request, PAGE, context, status=status))
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from relaybay_site import demo_stands
+from relaybay_site import demo_memory, demo_stands
 
 DB_SIDE_FILES = ("-wal", "-shm")
 BACKUP_INFIX = ".before-demo-"
@@ -447,6 +447,7 @@ def seed() -> Seeded:
     task_set_stage(key=key, stage="done", actor=owner)
     _seed_policy(owner)
     demo_stands.seed(owner)
+    demo_memory.seed(owner)
     return Seeded(projects=["acme-shop", "demo-api"], tasks=keys)
 
 

@@ -56,8 +56,37 @@ def test_tracker_stale_next_step_and_decision(seeded: Path) -> None:
         "SELECT key FROM tasks_task WHERE next_step != '' AND next_step_at < stage_changed_at",
     )
     assert len(stale) == 1
-    assert one(seeded, "SELECT COUNT(*) FROM tasks_decision") == 1
-    assert one(seeded, "SELECT COUNT(*) FROM tasks_event WHERE kind = 'decision.added'") == 1
+    assert one(seeded, "SELECT COUNT(*) FROM tasks_decision WHERE task_id IS NOT NULL") == 1
+    assert one(seeded, "SELECT COUNT(*) FROM tasks_event WHERE kind = 'decision.added'") == 3
+
+
+def test_docs_and_rules_are_full(seeded: Path) -> None:
+    """Documents with a history, a superseded decision, notes of every scope and a block."""
+    docs = rows(seeded, "SELECT name, kind, version FROM memory_document ORDER BY name")
+    assert docs == [("architecture", "design", 2), ("release-runbook", "runbook", 1)]
+    [(section, reason)] = rows(
+        seeded,
+        "SELECT section, reason FROM memory_documentversion WHERE version = 2",
+    )
+    assert section == "deployment" and "03:00 UTC" in reason
+    chain = rows(
+        seeded,
+        "SELECT id, superseded_by_id, source_kind FROM tasks_decision "
+        "WHERE task_id IS NULL ORDER BY id",
+    )
+    assert [(old, new) for old, new, _ in chain] == [
+        (chain[0][0], chain[1][0]),
+        (chain[1][0], None),
+    ]
+    assert chain[1][2] == "report"
+    notes = rows(
+        seeded, "SELECT scope, superseded_at IS NOT NULL FROM memory_memorynote ORDER BY id"
+    )
+    assert sorted(notes) == [("global", 0), ("global", 1), ("project", 0), ("role", 0)]
+    [(label, limit)] = rows(seeded, "SELECT label, char_limit FROM memory_memoryblock")
+    assert (label, limit) == ("conventions", 1000)
+    kinds = {k for (k,) in rows(seeded, "SELECT DISTINCT kind FROM tasks_event")}
+    assert {"document.updated", "memory.added", "block.updated"} <= kinds
 
 
 def _bound_task(home: Path, session_id: int) -> tuple:
@@ -272,6 +301,17 @@ def test_serve_serves_the_seeded_folder(seeded: Path) -> None:
             server.base_url, server.token, "project_snapshot", {"project": "acme-shop"}
         )
         assert "- live — live · agents: read (default) · https://acme-shop.example" in snapshot
+        # The demo's memory is in the search index: a stemmed word finds the new decision,
+        # the superseded one stays out, and the document's section names the hit.
+        found = call_tool(
+            server.base_url,
+            server.token,
+            "memory_search",
+            {"query": "deploying", "project": "acme-shop"},
+        )
+        assert "nightly at 03:00 UTC" in found
+        assert "on every merge to main." not in found
+        assert "architecture" in found
     finally:
         server.stop()
     assert len(list((seeded / "attachments").rglob("*.png"))) == 2  # not swept as orphans

@@ -154,11 +154,20 @@ def test_superseded_decisions_and_notes_are_collapsed_naming_the_newer(web: Clie
     assert "Use Postgres" not in current
     assert "Use Postgres" in collapsed
     assert f'superseded by <a href="#decision-{new.id}">#{new.id}</a>' in collapsed
+    assert f'Supersedes <a href="#decision-{old.id}">#{old.id}</a>' in current
     notes = element(html, "docs-notes")
     current, collapsed = notes.split("<details", 1)
     assert "New deploy path" in current
     assert "Old deploy path" in collapsed
     assert f"#{second.id}</a>" in collapsed
+
+
+def test_a_decision_shows_its_source(web: Client) -> None:
+    add_decision("acme", "Ship on Fridays", source="message:slack-42", source_text="<b>chat</b>")
+    add_decision("acme", "Ship on Mondays", source="message:slack-43")
+    decisions = element(page(web), "docs-decisions")
+    assert "Source: &lt;b&gt;chat&lt;/b&gt;" in decisions  # agent text, escaped
+    assert "Source: message:slack-43" in decisions
 
 
 def test_search_shows_hits_with_their_line(web: Client) -> None:
@@ -292,6 +301,41 @@ def test_over_limit_edit_rerenders_with_the_reason(web: Client) -> None:
     html = response.content.decode()
     assert "the body has 30 characters; the limit is 10" in element(html, "refusal")
     assert "x" * 30 in element(html, "block-project-persona")
+
+
+def test_owner_creates_a_block_with_the_new_block_form(web: Client) -> None:
+    form = element(page(web), "block-new")
+    assert 'name="base_version" value="0"' in form
+    assert 'value="2000"' in form  # block_set's default limit
+    data = block_data(label="Style", scope="global", base_version="0", body="Short answers.")
+    response = post_block(web, data)
+    assert response.status_code == 303
+    block = MemoryBlock.objects.get(label="style")
+    assert (block.project_id, block.body, block.version, block.owner_only) == (
+        None,
+        "Short answers.",
+        1,
+        True,
+    )
+    html = page(web)
+    assert "Block style saved (version 1)." in element(html, "flash")
+    assert "Short answers." in element(html, "block-global-style")
+
+
+def test_refused_new_block_keeps_what_was_typed_in_the_new_form(web: Client) -> None:
+    services.block_set(
+        label="persona", body="Be brief.", base_version=0, actor=AGENT, project="acme"
+    )
+    response = post_block(web, block_data(base_version="0", body="My new <text>"))
+    assert response.status_code == 409  # the label exists: a conflict naming its text
+    html = response.content.decode()
+    assert 'href="#block-new"' in element(html, "refusal")
+    form = element(html, "block-new")
+    assert "My new &lt;text&gt;" in form
+    assert 'value="persona"' in form
+    assert "open" in form.split(">", 1)[0]
+    assert "My new" not in element(html, "block-project-persona")
+    assert MemoryBlock.objects.get(label="persona").body == "Be brief."
 
 
 def test_bearer_block_edit_is_refused_403(web: Client) -> None:
