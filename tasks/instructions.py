@@ -19,7 +19,8 @@ def server_instructions() -> str:
     first_line = first_line_pattern(doc)
     points = [
         "Read project_snapshot(project) first; its first line names the working rules "
-        "(details: rules_get).",
+        "(details: rules_get). memory_search finds what earlier sessions recorded: "
+        "documents (doc_get), decisions, memory notes; save lasting facts with memory_add.",
         "Pick a task (task_list) or create one (task_create) and pass session on every write: "
         "your desktop id (local_…) with session_title, else a short name; add hook_session "
         "when the session start gave you one. Don't rebind a task bound to another session "

@@ -129,6 +129,7 @@ def test_rules_layers_merge_and_a_broken_project_override_is_ignored_with_a_note
             assert "first line is `state | size | gist`" in instructions
             assert "(states: changed, verified, blocked; sizes: S, M, L)" in instructions
             assert len(re.findall(r"^\d+\. ", instructions, re.M)) == 11
+            assert "memory_search finds what earlier sessions recorded" in instructions
 
             rules = await agent.ok("rules_get")
             assert rules.startswith(f"# Working rules {global_hash} (mode warn)")
