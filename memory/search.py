@@ -5,8 +5,12 @@ It covers current document versions, decisions, memory notes, reports and commen
 table is created at start when SQLite has FTS5; when it cannot be created a plain table
 with the same columns takes its place and search runs as LIKE matches of each word or its
 stem — nothing fails. At start the index is rebuilt when its row count differs from the
-items it covers (a new index, an upgrade). Besides §8's columns the table carries `state`
-(current / superseded), so superseded notes and decisions can be left out of a search.
+items it covers (a new index, an upgrade), and replaced when its columns are an older
+layout. Besides §8's columns the table carries two indexed token columns the MATCH
+expression filters on, so a filter costs a doclist merge instead of reading every match's
+row (bench/search.py): `state` (current / superseded), so superseded notes and decisions
+can be left out, and `scope` (`scope_token`: one token per project, `global`, `role`), so a
+project's search stays in the project plus global and role notes.
 
 Every covered write reaches it through `tasks.events.register_event_observer`: the event
 the write records in its transaction names the item, and the observer replaces its row in
@@ -31,15 +35,20 @@ log = logging.getLogger("relaybay.memory")
 TABLE = "search_index"
 KINDS = ("document", "decision", "memory", "report", "comment")
 SEARCH_MAX = 50
-_COLUMNS = "kind, ref, project, state, title, body, stems"
+_COLUMNS = "kind, ref, project, state, scope, title, body, stems"
 
-# search_text's weights with this table's extra `state` column (not indexed) after project.
-BM25_WEIGHTS = (*search_text.BM25_WEIGHTS[:3], 0.0, *search_text.BM25_WEIGHTS[3:])
+# search_text's weights with this table's filter columns `state` and `scope` (weight 0:
+# they never rank) after project.
+BM25_WEIGHTS = (*search_text.BM25_WEIGHTS[:3], 0.0, 0.0, *search_text.BM25_WEIGHTS[3:])
 
 FTS_TABLE_SQL = (
     f"CREATE VIRTUAL TABLE {TABLE} USING fts5(kind UNINDEXED, ref UNINDEXED, "
-    "project UNINDEXED, state, title, body, stems, "
+    "project UNINDEXED, state, scope, title, body, stems, "
     "tokenize='unicode61 remove_diacritics 2')"
+)
+PLAIN_TABLE_SQL = (
+    f"CREATE TABLE {TABLE} (kind TEXT, ref TEXT, project TEXT, state TEXT, scope TEXT, "
+    "title TEXT, body TEXT, stems TEXT)"
 )
 
 _fts: bool | None = None  # None: not checked yet in this process
@@ -65,25 +74,30 @@ def has_fts() -> bool:
 
 
 def ensure_table() -> None:
-    """Create search_index once per process: FTS5 when SQLite has it, else a plain table."""
+    """Create search_index once per process: FTS5 when SQLite has it, else a plain table.
+
+    A table of an older layout (without the scope column) is dropped and built again."""
     global _fts
     if _fts is not None and _exists():
         return
     with connection.cursor() as cursor:
-        if _exists():
-            cursor.execute(f"SELECT sql FROM sqlite_master WHERE name = '{TABLE}'")  # noqa: S608
-            _fts = "fts5" in (cursor.fetchone()[0] or "").lower()
+        cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [TABLE])
+        found = cursor.fetchone()
+        if found is not None and " scope" in (found[0] or ""):
+            _fts = "fts5" in (found[0] or "").lower()
             return
+        if found is not None:  # an older layout: its rows come back in the rebuild below
+            log.info("search index: replacing an older layout")
+            cursor.execute(f"DROP TABLE {TABLE}")
         try:
             cursor.execute(FTS_TABLE_SQL)
             _fts = True
         except OperationalError:  # no FTS5 in this SQLite: search by LIKE instead (§8)
             log.warning("SQLite has no FTS5: memory search falls back to LIKE matching")
-            cursor.execute(
-                f"CREATE TABLE {TABLE} (kind TEXT, ref TEXT, project TEXT, state TEXT, "
-                "title TEXT, body TEXT, stems TEXT)"
-            )
+            cursor.execute(PLAIN_TABLE_SQL)
             _fts = False
+    if found is not None:
+        rebuild()
 
 
 def forget() -> None:
@@ -212,9 +226,20 @@ def _insert(cursor: Any, row: tuple[Any, ...]) -> None:
     kind, ref, project, state, title, body, _ = row
     stems = search_text.stemmed_text(title, body)
     cursor.execute(
-        f"INSERT INTO {TABLE} (rowid, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",  # noqa: S608
-        [_rowid(row), kind, ref, project, state, title, body, stems],
+        f"INSERT INTO {TABLE} (rowid, {_COLUMNS}) "  # noqa: S608
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [_rowid(row), kind, ref, project, state, scope_token(project), title, body, stems],
     )
+
+
+def scope_token(project: str) -> str:
+    """The scope column's one token: a project's slug hex-encoded (unicode61 would split a
+    slug at its dashes, and "acme" must not match "acme-shop"), else global or role."""
+    if not project:
+        return "global"
+    if project.startswith("role:"):
+        return "role"
+    return "p" + project.encode().hex()
 
 
 def _document_row(doc: Any) -> tuple[Any, ...]:
@@ -261,18 +286,24 @@ def search(
     With a project: its items plus global and role notes.
     """
     ensure_table()
-    where, params = _filters(project, kinds, include_superseded or bool(_fts))
     limit = max(1, min(limit, SEARCH_MAX))
     if _fts:
+        where, params = _filters(None, kinds, True)
         expression = search_text.fts_query(query)
         if expression is None:
             return []
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         # Rank on rowids alone, then read the few winners' text: selecting title and body
         # in the ranked query made SQLite carry every match's text through the sort
-        # (21 ms for 5,000 matches at 50,000 items; bench/search.py).
-        if not include_superseded:  # through the index: a filter on the column read each
-            expression = f'({expression}) AND state : "current"'  # match's row (14 ms)
+        # (21 ms for 5,000 matches at 50,000 items; bench/search.py). The project and
+        # state filters are terms of the MATCH: as column filters after it they read every
+        # match's row (14 ms); NOT superseded merges a short doclist where AND current
+        # merged one as long as the table.
+        if project:
+            places = " OR ".join(f'"{t}"' for t in (scope_token(project), "global", "role"))
+            expression = f"({expression}) AND scope : ({places})"
+        if not include_superseded:
+            expression = f'({expression}) NOT state : "superseded"'
         ranked = (
             f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s{where} "  # noqa: S608
             f"ORDER BY bm25({TABLE}, {weights}) LIMIT %s"
@@ -288,6 +319,7 @@ def search(
             cursor.execute(sql, order)
             found = {row[0]: row[1:] for row in cursor.fetchall()}
         return [_hit(found[rowid], query) for rowid in order if rowid in found]
+    where, params = _filters(project, kinds, include_superseded)
     terms = search_text.like_terms(query)
     if not terms:
         return []

@@ -1,14 +1,16 @@
 """The text side of the memory's full-text search (§8 Search): words, stems, the FTS5 MATCH
 expression, the LIKE fallback's terms and the line a hit names.
 
-Pure functions, no Django and no table: the services own search_index, built as
+Pure functions, no Django and no table: memory/search.py owns search_index, built as
 
     CREATE VIRTUAL TABLE search_index USING fts5(kind UNINDEXED, ref UNINDEXED,
-        project UNINDEXED, title, body, stems, tokenize='unicode61 remove_diacritics 2')
+        project UNINDEXED, state, scope, title, body, stems,
+        tokenize='unicode61 remove_diacritics 2')
 
-with stems = stemmed_text(title, body). A query word matches a title or body word it
-begins, or a stem it begins through its own stem, so "deploying" finds "deployment" and
-"развёртывания" finds "развёртывание"; all words are required.
+with stems = stemmed_text(title, body) (state and scope are its filter tokens). A query
+word matches a title or body word it begins, or a stem it begins through its own stem, so
+"deploying" finds "deployment" and "развёртывания" finds "развёртывание"; all words are
+required.
 
 words() follows unicode61 closely but not exactly (SQLite's character tables are older
 Unicode than Python's, and it folds a few letters such as ſ or ς that lower() keeps). That

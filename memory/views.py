@@ -2,8 +2,9 @@
 
 GET `docs` renders the page: documents, decisions, notes (one live section, `docs_lists`,
 refetched on document.updated, decision.added and memory.*: the refresh table's `docs`),
-blocks with the owner's edit forms and a "New block" form, the effective rules and the search box (`?q=`); blocks
-and search results are not live, so they stay as the owner left them. GET `doc` renders one
+blocks with the owner's edit forms and a "New block" form, the effective rules and the
+search box (`?q=`); blocks and search results are not live, so they stay as the owner left
+them. GET `doc` renders one
 document (`?version=` an older one) and `doc_diff` the same page with a diff between two
 versions (`?from=&to=`).
 

@@ -120,6 +120,31 @@ def test_the_index_is_rebuilt_when_its_count_differs(engine: str) -> None:
     assert search.rebuild_if_needed() is False
 
 
+def test_an_index_of_the_older_layout_is_replaced_and_rebuilt(engine: str) -> None:
+    """An install from before the scope column: its table is dropped, made again and
+    filled at first use, and the project filter works on the new column."""
+    make_project("acme")
+    make_project("acme-shop")
+    decide("acme", "Use SQLite")
+    decide("acme-shop", "Use WAL")
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE {search.TABLE}")
+        cursor.execute(
+            f"CREATE TABLE {search.TABLE} (kind TEXT, ref TEXT, project TEXT, state TEXT, "
+            "title TEXT, body TEXT, stems TEXT)"
+        )
+    search.forget()
+    assert [h.title for h in search.search("use", project="acme")] == ["Use SQLite"]
+    assert [h.title for h in search.search("use", project="acme-shop")] == ["Use WAL"]
+    assert search.rebuild_if_needed() is False
+
+
+def test_scope_tokens_keep_projects_apart() -> None:
+    assert search.scope_token("acme") != search.scope_token("acme-shop")
+    assert search.scope_token("acme-shop").isalnum()
+    assert (search.scope_token(""), search.scope_token("role:coordinator")) == ("global", "role")
+
+
 def test_documents_and_notes_are_indexed_by_their_writes(engine: str) -> None:
     from memory import services as memory_services
 
