@@ -100,6 +100,7 @@ def _doc(
             "diff": page.diff_url(project.slug, shown.doc.name),
         },
         "showing_diff": diff is not None,
+        "live_url": request.get_full_path(),
     }
     return render(request, DOC_PAGE, context)
 

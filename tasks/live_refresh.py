@@ -75,6 +75,11 @@ TABLE: dict[str, Fragment] = {
         ("document.updated", "decision.added", "memory.*"),
         "Docs & rules: the documents, decisions and memory notes (blocks and search stay put)",
     ),
+    "document": Fragment(
+        "project",
+        ("document.updated",),
+        "an open document's page: its text, sections and history after an agent's edit",
+    ),
     "policy_proposals": Fragment(
         "all",
         ("policy.*",),

@@ -219,6 +219,47 @@ def test_decisions_and_notes_refresh_live_and_blocks_stay(server, new_page):
     w.assert_clean()
 
 
+def test_an_open_document_shows_an_agents_edit_live(server, new_page):
+    slug = seeded(server)
+    w = new_page(width=1280, height=900)
+    page = w.page
+    sign_in(page, server, f"/p/{slug}/docs/runbook")
+    wait_state(page, "live")
+    page.evaluate("window.__docMarker = 'kept'")
+    agent(
+        server,
+        "doc_update",
+        project=slug,
+        name="runbook",
+        section="rollback",
+        text="## Rollback\n\nRedeploy the previous tag; never restore a backup first.\n",
+        base_version=2,
+        reason="safer order",
+    )
+    expect(page.locator(".doc-main")).to_contain_text("never restore a backup first")
+    expect(page.locator("#doc-live")).to_contain_text("version 3 of 3")
+    expect(page.get_by_role("link", name="Version 3")).to_have_count(1)
+    assert page.evaluate("window.__docMarker") == "kept"  # refreshed in place, not reloaded
+    expect(page.locator("#doc-live")).to_have_count(1)
+    w.assert_clean()
+
+
+def test_owner_creates_a_block_with_the_new_block_form(server, new_page):
+    slug = seeded(server)
+    w = new_page(width=390, height=900)
+    page = w.page
+    sign_in(page, server, f"/p/{slug}/docs")
+    form = page.locator("#block-new")
+    form.locator("summary", has_text="New block").click()
+    form.get_by_label("Label").fill("release-notes")
+    form.get_by_label("Text").fill("Write them in the past tense.")
+    no_overflow(page)
+    form.get_by_role("button", name="Create block").click()
+    expect(page.locator("#flash")).to_have_text("Block release-notes saved (version 1).")
+    expect(page.locator("#block-project-release-notes")).to_contain_text("v1 · 29/2000 chars")
+    w.assert_clean()
+
+
 @pytest.mark.parametrize("name", list(SHOT_WIDTHS))
 def test_screenshots(server, new_page, name):
     slug = seeded(server)
