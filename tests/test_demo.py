@@ -68,7 +68,8 @@ def test_docs_and_rules_are_full(seeded: Path) -> None:
         seeded,
         "SELECT section, reason FROM memory_documentversion WHERE version = 2",
     )
-    assert section == "deployment" and "03:00 UTC" in reason
+    assert section == "deployment"
+    assert "03:00 UTC" in reason
     chain = rows(
         seeded,
         "SELECT id, superseded_by_id, source_kind FROM tasks_decision "
