@@ -22,7 +22,7 @@ from core.markdown import render_markdown, render_markdown_anchored
 from memory import search as memory_search
 from memory import sections as memory_sections
 from memory import selectors
-from memory.models import Document, MemoryBlock, MemoryNote
+from memory.models import BLOCK_LIMIT_DEFAULT, Document, MemoryBlock, MemoryNote
 from tasks import selectors as task_selectors
 from tasks.models import Decision, Project
 from tasks.rules import render_rules_md
@@ -31,7 +31,6 @@ from tasks.selectors.task_page import Stamp, stamp
 SECTIONS = ("lists",)
 SEARCH_QUERY_MAX = 200
 NEW_BLOCK_ANCHOR = "block-new"
-NEW_BLOCK_LIMIT = 2000  # block_set's default char_limit (§8)
 
 
 @dataclass(frozen=True)
@@ -303,7 +302,7 @@ def new_block(draft: Draft | None = None) -> BlockForm:
         version=0,
         body="",
         description="",
-        char_limit=NEW_BLOCK_LIMIT,
+        char_limit=BLOCK_LIMIT_DEFAULT,
         owner_only=False,
         updated_by="",
         when=None,

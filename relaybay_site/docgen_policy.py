@@ -412,9 +412,9 @@ def _detectors_home() -> list[str]:
         "environment proposals, which refuse a value that looks like a secret, naming the "
         "field and the detector, never the value;",
         f"- `{secrets.scan_text.__name__}`: the memory's secret scan of notes, documents and "
-        "titles (the memory comes later, §8);",
+        "titles (§8);",
         f"- `{secrets.mask.__name__}`: the guard's journal, which masks every spot whatever "
-        "`secrets.disable` says (the guard comes later).",
+        "`secrets.disable` says.",
         "",
         "These are pattern checks: a secret in an unusual shape, such as plain prose, can pass.",
         "",
