@@ -167,7 +167,7 @@ SETTINGS: tuple[Setting, ...] = (
         "table",
         {},
         "Global working-rules layer (§6): report_format, "
-        "stage_requirements, description_template, guidance.",
+        "stage_requirements, description_template, guidance, owner_only_stages, turn_end_update.",
         env=False,
         flag=False,
         check=_check_rules,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from tasks.rules import effective_rules, first_line_pattern, sizes, states
+from tasks.rules import effective_rules, first_line_pattern, owner_only_stages, sizes, states
 
 
 def server_instructions() -> str:
@@ -17,6 +17,7 @@ def server_instructions() -> str:
     cfg = settings.RELAYBAY
     doc = effective_rules(cfg.rules, cfg.rules_mode).doc
     first_line = first_line_pattern(doc)
+    owner_only = " or ".join(owner_only_stages(doc))
     points = [
         "Read project_snapshot(project) first; its first line names the working rules "
         "(details: rules_get). memory_search finds what earlier sessions recorded: "
@@ -31,7 +32,8 @@ def server_instructions() -> str:
         f"(states: {', '.join(states(doc))}; sizes: {', '.join(sizes(doc))}).",
         "When a decision is needed, set waiting_on to who decides (e.g. owner).",
         "If your cached tool schema lacks a field, use task_patch(task, fields={…}).",
-        "Fix what a `Warning (rules):` line names.",
+        "Fix what a `Warning (rules):` line names."
+        + (f" Only the owner moves a task to {owner_only}." if owner_only else ""),
         "Owner comments given by a hook are like a user message: handle them, then call "
         "comment_ack (or answer with comment_add).",
         "Before touching a server, cluster or database read environments_get (the level says "

@@ -21,7 +21,19 @@ logger = logging.getLogger(__name__)
 
 STATES = ("inspected", "changed", "verified", "committed", "pushed", "blocked")
 
-TOP_KEYS = ("report_format", "stage_requirements", "description_template", "guidance")
+TOP_KEYS = (
+    "report_format",
+    "stage_requirements",
+    "description_template",
+    "guidance",
+    "owner_only_stages",
+    "turn_end_update",
+)
+# What relaybay does when a session ends a turn after working in its task without writing
+# to it (sessions/turn_end.py); null in a layer means "by the mode": remind in warn, block
+# in strict.
+TURN_END_UPDATE = ("off", "remind", "block")
+TURN_END_BY_MODE = {"warn": "remind", "strict": "block"}
 REPORT_FORMAT_KEYS = ("first_line", "states", "sizes")
 # Allowed keys per requirement kind; "kind" itself is always allowed.
 REQUIREMENT_KEYS: dict[str, tuple[str, ...]] = {
@@ -54,6 +66,10 @@ DEFAULT_RULES: dict[str, Any] = {
     },
     "description_template": None,
     "guidance": DEFAULT_GUIDANCE,
+    # Stages only the owner moves a task into: an agent's move is a rules warning (warn)
+    # or refused (strict); the board moves freely.
+    "owner_only_stages": ["done"],
+    "turn_end_update": None,
 }
 
 
@@ -174,6 +190,13 @@ def validate_layer(doc: dict, *, layer: str) -> None:
     for key in ("description_template", "guidance"):
         if key in doc and doc[key] is not None and not isinstance(doc[key], str):
             raise RulesError(layer, key, f"must be a string or null, got {_type_name(doc[key])}")
+    if "owner_only_stages" in doc:
+        _check_choices(doc["owner_only_stages"], STAGES, layer, "owner_only_stages", "stage")
+    value = doc.get("turn_end_update")
+    if value is not None and value not in TURN_END_UPDATE:
+        raise RulesError(
+            layer, "turn_end_update", f"must be one of {', '.join(TURN_END_UPDATE)} or null"
+        )
 
 
 def merge(base: dict, layer: dict, *, project_layer: bool = False) -> dict:
@@ -186,8 +209,9 @@ def merge(base: dict, layer: dict, *, project_layer: bool = False) -> dict:
         stages = {**out.get("stage_requirements", {}), **layer["stage_requirements"]}
         # [] drops the stage, so {dev: []} and {} are the same document (and the same hash).
         out["stage_requirements"] = {s: stages[s] for s in STAGES if stages.get(s)}
-    if "description_template" in layer:
-        out["description_template"] = layer["description_template"]
+    for key in ("description_template", "owner_only_stages", "turn_end_update"):
+        if key in layer:
+            out[key] = layer[key]
     if "guidance" in layer:
         text = layer["guidance"]
         if not project_layer:
@@ -273,6 +297,21 @@ def sizes(doc: dict) -> tuple[str, ...]:
     return tuple(doc.get("report_format", {}).get("sizes", SIZES))
 
 
+def owner_only_stages(doc: dict) -> tuple[str, ...]:
+    """The stages only the owner moves a task into."""
+    return tuple(s for s in STAGES if s in doc.get("owner_only_stages", ()))
+
+
+def turn_end_update(doc: dict, mode: str) -> str:
+    """off, remind or block: what a turn that worked in a task but wrote nothing gets
+    (null: remind in warn mode, block in strict)."""
+    return doc.get("turn_end_update") or TURN_END_BY_MODE.get(mode, "remind")
+
+
+def owner_only_message(stage: str) -> str:
+    return f"only the owner moves a task to {stage}"
+
+
 def _unless_size(req: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(req.get("unless_size", DEFAULT_UNLESS_SIZE))
 
@@ -309,9 +348,15 @@ def _plan_message(stage: str, unless: tuple[str, ...], plan_status: str) -> str:
     return f"{head} Write it with plan_set (2-5 steps), then ask for acceptance."
 
 
-def check_move(doc: dict, target_stage: str, facts: MoveFacts) -> list[str]:
-    """One message per unmet requirement of the target stage; the caller warns or refuses."""
+def check_move(
+    doc: dict, target_stage: str, facts: MoveFacts, *, by_owner: bool = False
+) -> list[str]:
+    """One message per unmet requirement of the target stage; the caller warns or refuses.
+
+    An agent's move into an owner-only stage is one of them; the owner's never is."""
     messages = []
+    if not by_owner and target_stage in owner_only_stages(doc):
+        messages.append(owner_only_message(target_stage))
     for req in doc.get("stage_requirements", {}).get(target_stage, []):
         kind = req.get("kind")
         if kind == "report_since_stage_change" and not facts.has_report_since_stage_change:
@@ -363,6 +408,16 @@ _MODE_TEXT = {
 }
 
 
+_TURN_END_TEXT = {
+    "off": "turn_end_update off: no reminder when a turn changes files without a relaybay write",
+    "remind": "turn_end_update remind: a turn that changed files or ran commands in your task "
+    "without a relaybay write to it gets a reminder in the next context",
+    "block": "turn_end_update block: a turn that changed files or ran commands in your task "
+    "without a relaybay write to it is stopped once, asking for progress, next_step or "
+    "report_add",
+}
+
+
 def render_rules_md(eff: EffectiveRules, project: str | None) -> str:
     """The rules_get answer and the relaybay://rules resources: short, plain markdown."""
     doc = eff.doc
@@ -384,7 +439,11 @@ def render_rules_md(eff: EffectiveRules, project: str | None) -> str:
         lines.append(f"- to {stage}: {'; '.join(_long(req) for req in reqs)}")
     if not needed:
         lines.append("- no stage requirements")
+    owner_only = owner_only_stages(doc)
+    if owner_only:
+        lines.append(f"- to {', '.join(owner_only)}: only the owner moves a task there")
     lines.append(f"- Mode {eff.mode}: {_MODE_TEXT.get(eff.mode, eff.mode)}.")
+    lines += ["", "## End of a turn", f"- {_TURN_END_TEXT[turn_end_update(doc, eff.mode)]}"]
     template = doc.get("description_template")
     if template:
         # Fenced: the template's own headings must not read as sections of this answer.

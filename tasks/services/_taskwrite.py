@@ -185,8 +185,9 @@ class TaskChange:
 
     # --- working rules -------------------------------------------------------------------
 
-    def check_rules(self, rules: EffectiveRules) -> None:
-        """§6: on a stage move only. warn → warnings; strict → RuleRefusal, nothing written."""
+    def check_rules(self, rules: EffectiveRules, *, by_owner: bool = False) -> None:
+        """§6: on a stage move only. warn → warnings; strict → RuleRefusal, nothing written.
+        by_owner: the owner's move (the board), which owner-only stages never stop."""
         if self.move is None:
             return
         task = self.task
@@ -200,7 +201,7 @@ class TaskChange:
             ).exists(),
             field_values={name: getattr(task, name) for name in EDITABLE_FIELD_NAMES},
         )
-        messages = check_move(rules.doc, target, facts)
+        messages = check_move(rules.doc, target, facts, by_owner=by_owner)
         if messages and rules.mode == "strict":
             reasons = "; ".join(m.rstrip(".") for m in messages)
             raise RuleRefusal(f"Rules: {reasons}. Nothing changed.")

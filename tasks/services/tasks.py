@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from core import actor as actors
 from core.errors import InvalidField
 from tasks import extensions
 from tasks.events import EventKind, record_event
@@ -121,7 +122,7 @@ def _write(
         check_version(task, expected)
         change = TaskChange(task=task)
         change.apply(values)
-        change.check_rules(project_rules(task.project))
+        change.check_rules(project_rules(task.project), by_owner=actors.is_owner(actor))
         if change.is_noop:
             noop = Outcome(obj=task, notes=(nothing_changed(task),), caller_notes=who.notes)
             return noop, change

@@ -28,10 +28,11 @@ def test_warn_mode_moves_with_warnings_that_also_reach_the_event_log(
         text = await agent.ok("task_update", task=key, stage="done", session="tester")
         assert text.splitlines() == [
             f"Moved {key} plan → done (version 2).",
+            "Warning (rules): only the owner moves a task to done",
             "Warning (rules): moving to done usually needs progress",
         ]
         events = await agent.ok("events_since", project="warny")
-        assert f"task.stage_changed {key} — plan → done (1 rule warning(s)) (tester)" in events
+        assert f"task.stage_changed {key} — plan → done (2 rule warning(s)) (tester)" in events
 
     run(server, scenario)
 
@@ -50,7 +51,10 @@ def test_strict_mode_refuses_a_move_that_misses_a_rule_and_changes_nothing(
             assert "Rules: moving to dev usually needs an accepted plan" in text
             assert text.endswith("Nothing changed.")
             text = await agent.err("task_patch", task=key, fields={"stage": "done"})
-            assert "Rules: moving to done usually needs progress. Nothing changed." in text
+            assert (
+                "Rules: only the owner moves a task to done; moving to done usually needs "
+                "progress. Nothing changed." in text
+            )
             detail = await agent.ok("task_get", task=key)
             assert "- Stage: plan" in detail
             assert "- Next step: look\n" in detail  # the refused write kept nothing
@@ -119,7 +123,7 @@ def test_rules_layers_merge_and_a_broken_project_override_is_ignored_with_a_note
             home,
             "good",
             '{"guidance": "Project guidance: ask before migrations.",'
-            ' "stage_requirements": {"done": []}}',
+            ' "stage_requirements": {"done": []}, "owner_only_stages": []}',
         )
         set_project_rules(home, "bad", '{"stage_requirements": {"shipping": []}}')
         global_hash = layered.healthz()["rules_hash"]
@@ -130,6 +134,7 @@ def test_rules_layers_merge_and_a_broken_project_override_is_ignored_with_a_note
             assert "(states: changed, verified, blocked; sizes: S, M, L)" in instructions
             assert len(re.findall(r"^\d+\. ", instructions, re.M)) == 11
             assert "memory_search finds what earlier sessions recorded" in instructions
+            assert "Only the owner moves a task to done." in instructions
 
             rules = await agent.ok("rules_get")
             assert rules.startswith(f"# Working rules {global_hash} (mode warn)")
@@ -142,7 +147,7 @@ def test_rules_layers_merge_and_a_broken_project_override_is_ignored_with_a_note
 
             good = await agent.ok("rules_get", project="good")
             assert "Config guidance: keep commits small.\n\nProject guidance" in good
-            assert "- to done:" not in good
+            assert "- to done:" not in good  # neither progress nor owner-only
             good_line = (await agent.ok("project_snapshot", project="good")).splitlines()[0]
             assert good_line.startswith("Rules ")
             assert global_hash not in good_line  # the override changes the hash

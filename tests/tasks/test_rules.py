@@ -27,6 +27,7 @@ from tasks.rules import (
     sizes,
     states,
     summary_line,
+    turn_end_update,
     validate_layer,
 )
 
@@ -390,12 +391,38 @@ def test_test_needs_a_report_since_the_last_stage_change():
     assert check_move(DEFAULT_RULES, "test", facts(report=True)) == []
 
 
+def test_owner_only_stages_and_turn_end_update_are_validated_and_merged():
+    validate_layer({"owner_only_stages": ["done", "live"], "turn_end_update": "off"}, layer=LAYER)
+    with pytest.raises(RulesError, match="unknown stage 'shipped'"):
+        validate_layer({"owner_only_stages": ["shipped"]}, layer=LAYER)
+    with pytest.raises(RulesError, match="turn_end_update: must be one of off, remind, block"):
+        validate_layer({"turn_end_update": "nag"}, layer=LAYER)
+    doc = merge(DEFAULT_RULES, {"owner_only_stages": [], "turn_end_update": "block"})
+    assert doc["owner_only_stages"] == []
+    assert check_move(doc, "done", facts(progress="x")) == []
+    assert turn_end_update(doc, "warn") == "block"
+
+
+def test_turn_end_update_follows_the_mode_unless_set():
+    assert turn_end_update(DEFAULT_RULES, "warn") == "remind"
+    assert turn_end_update(DEFAULT_RULES, "strict") == "block"
+    assert rules_hash(DEFAULT_RULES, "warn") != rules_hash(
+        merge(DEFAULT_RULES, {"turn_end_update": "off"}), "warn"
+    )
+
+
 @pytest.mark.parametrize("value", [None, "", "   ", False])
 def test_done_needs_progress(value):
-    assert check_move(DEFAULT_RULES, "done", facts(progress=value)) == [
+    assert check_move(DEFAULT_RULES, "done", facts(progress=value), by_owner=True) == [
         "moving to done usually needs progress"
     ]
-    assert check_move(DEFAULT_RULES, "done", facts()) == ["moving to done usually needs progress"]
+    assert check_move(DEFAULT_RULES, "done", facts(), by_owner=True) == [
+        "moving to done usually needs progress"
+    ]
+    assert check_move(DEFAULT_RULES, "done", facts()) == [
+        "only the owner moves a task to done",
+        "moving to done usually needs progress",
+    ]
 
 
 @pytest.mark.parametrize("value", ["did it", 0, True])
@@ -404,7 +431,7 @@ def test_a_field_with_a_value_counts_as_present(value):
         DEFAULT_RULES,
         {"stage_requirements": {"done": [{"kind": "field_present", "field": "priority"}]}},
     )
-    assert check_move(doc, "done", facts(priority=value)) == []
+    assert check_move(doc, "done", facts(priority=value), by_owner=True) == []
 
 
 def test_one_message_per_unmet_requirement_in_order():

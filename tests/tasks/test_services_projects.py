@@ -164,7 +164,8 @@ def test_an_override_with_an_unknown_key_is_ignored_naming_the_key():
     eff = project_rules(get_project("acme"))
     assert eff.ignored == (
         "project override ignored: stage_rules: unknown key 'stage_rules' "
-        "(keys: report_format, stage_requirements, description_template, guidance)"
+        "(keys: report_format, stage_requirements, description_template, guidance, "
+        "owner_only_stages, turn_end_update)"
     )
 
 

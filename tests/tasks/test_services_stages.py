@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from core import actor as actors
 from core.errors import InvalidField, RuleRefusal
 from tasks import extensions, services
 from tasks.models import STAGES, Event, Task
@@ -211,14 +212,40 @@ def test_a_report_in_the_current_stage_meets_the_test_rule():
 
 def test_moving_to_done_needs_progress():
     task = make_task()
-    out = services.task_set_stage(key=task.key, stage="done", actor=ACTOR)
+    out = services.task_set_stage(key=task.key, stage="done", actor=actors.BOARD)
     assert out.warnings == ("moving to done usually needs progress",)
 
 
 def test_progress_given_in_the_same_write_meets_the_done_rule():
     task = make_task()
-    out = services.task_update(key=task.key, actor=ACTOR, stage="done", progress="All shipped")
+    out = services.task_update(
+        key=task.key, actor=actors.BOARD, stage="done", progress="All shipped"
+    )
     assert out.warnings == ()
+
+
+def test_an_agent_moving_to_done_is_warned_that_only_the_owner_does():
+    task = make_task(progress="All shipped")
+    out = services.task_set_stage(key=task.key, stage="done", actor=ACTOR)
+    assert out.warnings == ("only the owner moves a task to done",)
+    assert reload(task).stage == "done"  # warn mode: the move happened
+    assert Event.objects.filter(kind="task.stage_changed").last().payload["warnings"] == [
+        "only the owner moves a task to done"
+    ]
+
+
+@pytest.mark.parametrize("who", [actors.BOARD, actors.OWNER])
+def test_the_owner_moves_to_done_freely(who):
+    task = make_task(progress="All shipped")
+    assert services.task_set_stage(key=task.key, stage="done", actor=who).warnings == ()
+
+
+def test_owner_only_stages_come_from_the_rules(settings, tmp_path):
+    use_config(settings, tmp_path / "h", rules_toml='[rules]\nowner_only_stages = ["live"]\n')
+    task = make_task(progress="All shipped")
+    assert services.task_set_stage(key=task.key, stage="done", actor=ACTOR).warnings == ()
+    out = services.task_set_stage(key=task.key, stage="live", actor=ACTOR)
+    assert out.warnings == ("only the owner moves a task to live",)
 
 
 def test_rules_are_checked_on_moves_only():
@@ -237,7 +264,10 @@ def test_in_strict_mode_a_move_missing_a_rule_is_refused_and_nothing_changes(str
         services.task_set_stage(
             key=task.key, stage="done", actor=ACTOR, next_step="new", waiting_on="owner"
         )
-    assert str(exc.value) == "Rules: moving to done usually needs progress. Nothing changed."
+    assert str(exc.value) == (
+        "Rules: only the owner moves a task to done; moving to done usually needs progress. "
+        "Nothing changed."
+    )
     fresh = reload(task)
     assert (fresh.stage, fresh.version, fresh.next_step, fresh.waiting_on) == ("plan", 1, "old", "")
     assert Event.objects.count() == events
@@ -296,6 +326,14 @@ def test_a_project_override_can_drop_a_stage_requirement():
     )
     task = make_task(acme)
     assert services.task_set_stage(key=task.key, stage="dev", actor=ACTOR).warnings == ()
+
+
+def test_in_strict_mode_an_agents_move_to_done_is_refused_and_the_owners_is_not(strict):
+    task = make_task(progress="All shipped")
+    with pytest.raises(RuleRefusal, match="only the owner moves a task to done"):
+        services.task_set_stage(key=task.key, stage="done", actor=ACTOR)
+    assert reload(task).stage == "plan"
+    assert services.task_set_stage(key=task.key, stage="done", actor=actors.BOARD).warnings == ()
 
 
 def test_a_broken_project_override_is_ignored_and_the_global_rules_apply(strict):

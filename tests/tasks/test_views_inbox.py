@@ -10,6 +10,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from core import actor as actors
 from core import tokens
 from core.config import load_config
 from core.security import current_token
@@ -80,7 +81,8 @@ def badge(client: Client) -> tuple[str, bool]:
 
 
 def move(task, stage: str, **kw) -> None:
-    services.task_set_stage(key=task.key, stage=stage, actor=ACTOR, **kw)
+    """The owner's move (owner-only stages such as done do not warn it)."""
+    services.task_set_stage(key=task.key, stage=stage, actor=actors.BOARD, **kw)
 
 
 # --- empty states and the frame --------------------------------------------------------------
