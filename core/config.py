@@ -21,8 +21,6 @@ from typing import Any
 
 import platformdirs
 
-from core.display import STAGES
-
 # cli.py hands the flags it took from argv to load_config() through this variable, so a
 # flag keeps its own name in error messages and wins over the environment.
 FLAGS_ENV = "RELAYBAY__FLAGS"
@@ -63,6 +61,10 @@ class Setting:
 
 
 def _check_stage_labels(value: dict[str, Any]) -> str | None:
+    # Imported here: core.display loads Django, and `relaybay hook` reads this table before
+    # (and without) setting Django up.
+    from core.display import STAGES
+
     for key, label in value.items():
         if key not in STAGES:
             return f"unknown stage '{key}' (stages: {', '.join(STAGES)})"

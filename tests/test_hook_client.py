@@ -651,6 +651,59 @@ def test_relaybay_hook_never_exits_2_on_its_own_errors(tmp_path: Path, extra: li
     assert (proc.returncode, proc.stdout) == (0, b"")
 
 
+@pytest.mark.parametrize("defaults", [False, True], ids=["url-and-token-file", "defaults"])
+def test_relaybay_hook_never_sets_django_up(
+    fake: FakeRelaybay, token_file: Path, defaults: bool
+) -> None:
+    """Every hook event pays this start-up: Django's alone is most of a second."""
+    fake.answer = Answer(200, b'{"via": "cli"}')
+    if defaults:
+        (token_file.parent / "home").mkdir()
+        (token_file.parent / "home" / "token").write_text(TOKEN)
+        options = ["--home", str(token_file.parent / "home"), "--port", str(fake.port)]
+    else:
+        options = ["--url", fake.url(), "--token-file", str(token_file)]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "relaybay", "hook", *options],
+        input=BODY,
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    modules = imported_modules(proc.stderr)
+    assert (proc.returncode, proc.stdout) == (0, b'{"via": "cli"}')
+    assert [headers["Authorization"] for _, headers, _ in fake.requests] == [f"Bearer {TOKEN}"]
+    assert {"relaybay.cli", "core.config"} <= modules
+    assert sorted(m for m in modules if m.split(".")[0] in ("django", "relaybay_site")) == []
+
+
+def test_relaybay_hook_names_an_option_it_does_not_take(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*relaybay_hook_command(), "--home", str(tmp_path), "--no-such-option"],
+        input=b"{}",
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert b"unrecognized argument: --no-such-option" in proc.stderr
+
+
+def test_relaybay_hook_help_still_lists_its_options() -> None:
+    proc = subprocess.run(
+        [*relaybay_hook_command(), "--help"],
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert all(option in proc.stdout for option in ("--url", "--token-file", "--wait"))
+
+
 def test_relaybay_hook_against_a_closed_port_exits_0(token_file: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}/hooks/claude-code"
     result = run_client(url, token_file, b"{}", command=relaybay_hook_command())
