@@ -76,7 +76,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from core.config import FLAGS_ENV, ConfigError, load_config
 
-    flags, rest = split_setting_flags(args)
+    try:
+        flags, rest = split_setting_flags(args)
+    except SystemExit:  # a setting flag at the very end, without its value
+        if split_setting_flags(args[:-1])[1][:1] == ["hook"]:
+            return 0  # exit 2 would block Claude Code (see _hook); the message is on stderr
+        raise
     if rest[:1] == ["hook"] and not {"-h", "--help"} & set(rest):
         return _hook(flags, rest)
     if rest in ([], ["-h"], ["--help"], ["help"]):

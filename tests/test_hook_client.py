@@ -635,8 +635,8 @@ def test_relaybay_hook_defaults_to_this_configuration(fake: FakeRelaybay, tmp_pa
 
 @pytest.mark.parametrize(
     "extra",
-    [["--port", "not-a-port"], ["--no-such-option"]],
-    ids=["bad-setting", "unknown-option"],
+    [["--port", "not-a-port"], ["--no-such-option"], ["--port"]],
+    ids=["bad-setting", "unknown-option", "setting-without-value"],
 )
 def test_relaybay_hook_never_exits_2_on_its_own_errors(tmp_path: Path, extra: list[str]) -> None:
     """Exit code 2 would block the tool call or the end of the turn in Claude Code."""
