@@ -9,19 +9,18 @@ that into one line and exit code 2.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import platformdirs
-
-from core.display import STAGES
+# ipaddress, tomllib and platformdirs (with tempfile) are imported where they are used:
+# `relaybay hook` reads this table on every hook event, often with --home and without a
+# config.toml, and they were a third of its start-up.
+if TYPE_CHECKING:
+    import tomllib
 
 # cli.py hands the flags it took from argv to load_config() through this variable, so a
 # flag keeps its own name in error messages and wins over the environment.
@@ -37,9 +36,12 @@ class ConfigError(Exception):
         super().__init__(f"invalid setting '{key}'{where}: {problem}")
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One configuration key: its type, default, environment variable, flag and help."""
+class Setting(NamedTuple):
+    """One configuration key: its type, default, environment variable, flag and help.
+
+    A NamedTuple, not a dataclass: dataclasses imports inspect, ~10 ms of every
+    `relaybay hook` event's start-up.
+    """
 
     name: str
     type: str  # str, int, float, bool, list, table, choice, path
@@ -51,7 +53,7 @@ class Setting:
     in_file: bool = True  # may appear in config.toml
     env: bool = True  # has a RELAYBAY_* variable
     flag: bool = True  # has a --flag
-    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+    check: Callable[[Any], str | None] | None = None
 
     @property
     def env_name(self) -> str | None:
@@ -63,6 +65,10 @@ class Setting:
 
 
 def _check_stage_labels(value: dict[str, Any]) -> str | None:
+    # Imported here: core.display loads Django, and `relaybay hook` reads this table before
+    # (and without) setting Django up.
+    from core.display import STAGES
+
     for key, label in value.items():
         if key not in STAGES:
             return f"unknown stage '{key}' (stages: {', '.join(STAGES)})"
@@ -259,6 +265,8 @@ class Config(Mapping[str, Any]):
         host = self._values["host"].strip("[]")
         if host == "localhost":
             return True
+        import ipaddress
+
         try:
             return ipaddress.ip_address(host).is_loopback
         except ValueError:
@@ -275,6 +283,8 @@ class Config(Mapping[str, Any]):
 
 
 def default_home() -> Path:
+    import platformdirs
+
     return Path(platformdirs.user_data_dir("relaybay", appauthor=False))
 
 
@@ -374,10 +384,16 @@ def _key_at_error(path: Path, exc: tomllib.TOMLDecodeError) -> str | None:
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        fh = path.open("rb")
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise ConfigError("config.toml", str(path), f"cannot read: {exc}") from None
+    import tomllib
+
+    try:
+        with fh:
+            return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         key = _key_at_error(path, exc) or "config.toml"
         raise ConfigError(key, str(path), f"malformed TOML: {exc}") from None

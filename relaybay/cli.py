@@ -13,6 +13,10 @@ import sys
 
 from relaybay import get_version
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from core.config import Config
+
 COMMANDS = {
     "serve": "Start the server (board, /mcp, /hooks) on 127.0.0.1.",
     "token": "Print the `claude mcp add` line with the token; --rotate replaces the token.",
@@ -72,7 +76,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from core.config import FLAGS_ENV, ConfigError, load_config
 
-    flags, rest = split_setting_flags(args)
+    try:
+        flags, rest = split_setting_flags(args)
+    except SystemExit:  # a setting flag at the very end, without its value
+        if split_setting_flags(args[:-1])[1][:1] == ["hook"]:
+            return 0  # exit 2 would block Claude Code (see _hook); the message is on stderr
+        raise
     if rest[:1] == ["hook"] and not {"-h", "--help"} & set(rest):
         return _hook(flags, rest)
     if rest in ([], ["-h"], ["--help"], ["help"]):
@@ -106,23 +115,70 @@ def _run(rest: list[str]) -> int:
     return 0
 
 
-def _hook(flags: dict[str, str], rest: list[str]) -> int:
-    """`relaybay hook`: like the hook client, never in Claude Code's way (§4).
+HOOK_PATH = "/hooks/claude-code"
+WAIT_PATH = "/hooks/claude-code/wait"
+HOOK_OPTIONS = ("--url", "--token-file")
 
+
+class HookUsageError(ValueError):
+    """An option `relaybay hook` does not take, or one without its value."""
+
+
+def parse_hook_options(argv: list[str]) -> tuple[str, str, bool]:
+    """(url, token file, wait) from `[--url U] [--token-file F] [--wait]`; "" when not given.
+
+    Parsed by hand: argparse is the management command's, and importing it (with Django)
+    is what made every hook event cost most of a second.
+    """
+    values = dict.fromkeys(HOOK_OPTIONS, "")
+    wait = False
+    i = 0
+    while i < len(argv):
+        name, eq, value = argv[i].partition("=")
+        if name == "--wait" and not eq:
+            wait = True
+        elif name in values:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise HookUsageError(f"{name} needs a value")
+                i += 1
+                value = argv[i]
+            values[name] = value
+        else:
+            raise HookUsageError(f"unrecognized argument: {argv[i]}")
+        i += 1
+    return values["--url"], values["--token-file"], wait
+
+
+def hook_client_argv(cfg: Config, url: str, token_file: str, wait: bool) -> list[str]:
+    """The hook client's arguments, each default filled in from this configuration.
+
+    The base URL plus /hooks/claude-code (/hooks/claude-code/wait with --wait), and
+    <data folder>/token; the token is never created here.
+    """
+    url = url or cfg.base_url + (WAIT_PATH if wait else HOOK_PATH)
+    token_file = token_file or str(cfg.home_path / "token")
+    return ["--url", url, "--token-file", token_file, *(["--wait"] if wait else [])]
+
+
+def _hook(flags: dict[str, str], rest: list[str]) -> int:
+    """`relaybay hook`: the hook client with this configuration's defaults (§4).
+
+    Every hook event pays this process's start-up, so Django is never set up here: the
+    settings table gives the URL and token file and relaybay.hook_client does the rest.
     Exit code 2 from a hook is a *blocking* error for Claude Code (a refused tool call, a
     turn that cannot end), so a bad setting, an unknown option or any failure around the
-    forwarder exits 0 silently; only the forwarder's own wake-up answer exits 2.
+    forwarder exits 0; only the forwarder's own wake-up answer exits 2.
     """
-    from core.config import FLAGS_ENV, load_config
+    from core.config import load_config
+    from relaybay import hook_client
 
     try:
-        os.environ[FLAGS_ENV] = json.dumps(flags)
-        load_config()
-        _run(rest)
-    except SystemExit as exc:
-        from relaybay_site.management.commands.hook import WakeUp
-
-        return int(exc.code or 0) if isinstance(exc, WakeUp) else 0
+        url, token_file, wait = parse_hook_options(rest[1:])
+        argv = hook_client_argv(load_config(flags=flags), url, token_file, wait)
+    except HookUsageError as exc:
+        print(f"relaybay hook: {exc}", file=sys.stderr)
+        return 0
     except BaseException:  # a hook must never fail the session
         return 0
-    return 0
+    return hook_client.main(argv)

@@ -7,7 +7,13 @@ Run by Claude Code for every hook event as
         --wait    (the opt-in wake-up hook on Stop, run with asyncRewake)
 
 Standard library only, and nothing else of relaybay is imported: isolated mode (-I) does
-not promise any site-packages, and every hook event pays this module's start-up.
+not promise any site-packages, and every hook event pays this module's start-up. So it
+imports only what one POST to a loopback address needs (issue 18, bench/README.md): the C
+modules `_socket` and `_signal` (the `socket` and `signal` wrappers pull in enum,
+selectors and array), a numeric address connected without getaddrinfo (which imports the
+idna codec), and `json` only when there is a JSON text to read or rewrite (json imports re,
+and with it enum: about 8 ms). No typing, no http.client, no urllib, no ssl unless the URL
+is https. tests/test_hook_client.py fails if one of them creeps back in.
 
 "Never in the way when relaybay is down" (§4 #spec-hooks):
 - 0.3 s per network step (connect, send, each read); a whole event never takes more than
@@ -27,12 +33,14 @@ without being parsed.
 
 from __future__ import annotations
 
-import json
+import _signal
+import _socket
 import os
-import signal
-import socket
 import sys
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # typing itself costs ~4 ms of start-up: only type checkers read this
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 STEP_SECONDS = 0.3  # each connect, send and read (§4)
 TOTAL_SECONDS = 2.0  # a server that drips bytes: the hook's own timeout is 3 s (§5)
@@ -81,6 +89,8 @@ def with_host_session(body: bytes, environ: dict[str, str] | os._Environ[str]) -
     host = environ.get(HOST_SESSION_ENV, "")
     if not host or b"SessionStart" not in body:  # a byte search spares the parse
         return body
+    import json
+
     try:
         event = json.loads(body)
     except ValueError:
@@ -133,10 +143,47 @@ def request_head(host: str, port: int, scheme: str, path: str, token: str, size:
     ).encode("ascii")
 
 
+def numeric_family(host: str) -> int | None:
+    """AF_INET or AF_INET6 when the host is a numeric address, else None (a name)."""
+    for family in (_socket.AF_INET, _socket.AF_INET6):
+        try:
+            _socket.inet_pton(family, host)
+        except (OSError, ValueError):
+            continue
+        return family
+    return None
+
+
+def connect(host: str, port: int) -> _socket.socket:
+    """A socket connected to host:port within one step, like socket.create_connection.
+
+    A numeric address (what `relaybay setup` writes: 127.0.0.1) is connected straight
+    away; a name is resolved with the host as bytes, which spares the idna codec import.
+    """
+    family = numeric_family(host)
+    if family is not None:
+        targets = [(family, (host, port))]
+    else:
+        found = _socket.getaddrinfo(host.encode("ascii"), port, 0, _socket.SOCK_STREAM)
+        targets = [(info[0], info[4]) for info in found]
+    error: OSError = OSError(f"{host} has no address")
+    for family, address in targets:
+        sock = _socket.socket(family, _socket.SOCK_STREAM)
+        try:
+            sock.settimeout(STEP_SECONDS)
+            sock.connect(address)
+        except OSError as exc:
+            sock.close()
+            error = exc
+            continue
+        return sock
+    raise error
+
+
 class _Response:
     """Reads one HTTP/1.1 response from a socket whose timeout is set per step."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: _socket.socket) -> None:
         self.sock = sock
         self.buffer = b""
 
@@ -196,12 +243,15 @@ def post(url: str, token: str, body: bytes, wait: bool) -> tuple[int, bytes]:
     """
     scheme, host, port, path = split_url(url)
     head = request_head(host, port, scheme, path, token, len(body))
-    sock = socket.create_connection((host, port), timeout=STEP_SECONDS)
-    try:
-        if scheme == "https":
-            import ssl  # only for a TLS front: importing ssl costs 10-20 ms
+    if scheme == "https":  # only for a TLS front: socket and ssl cost 10-20 ms to import
+        import socket
+        import ssl
 
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+        plain = socket.create_connection((host, port), timeout=STEP_SECONDS)
+        sock: _socket.socket = ssl.create_default_context().wrap_socket(plain, server_hostname=host)
+    else:
+        sock = connect(host, port)
+    try:
         sock.sendall(head + body)
         if wait:
             sock.settimeout(WAIT_SECONDS)  # the server holds the request (§4 wake-up)
@@ -216,14 +266,14 @@ def _on_alarm(signum: int, frame: object) -> None:
 
 def _arm_deadline(seconds: float) -> None:
     """A whole-event budget on top of the per-step timeouts, where the OS offers a timer."""
-    if hasattr(signal, "setitimer"):
-        signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+    if hasattr(_signal, "setitimer"):
+        _signal.signal(_signal.SIGALRM, _on_alarm)
+        _signal.setitimer(_signal.ITIMER_REAL, seconds)
 
 
 def _disarm_deadline() -> None:
-    if hasattr(signal, "setitimer"):
-        signal.setitimer(signal.ITIMER_REAL, 0)
+    if hasattr(_signal, "setitimer"):
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
 
 
 def forward(
@@ -250,6 +300,8 @@ def forward(
         _disarm_deadline()
     if status != 200:
         return 0
+    import json  # only now: most events are answered 204 with nothing to read
+
     parsed = json.loads(answer)
     if not isinstance(parsed, dict):
         return 0

@@ -465,6 +465,116 @@ def test_importing_the_client_loads_no_third_party_module() -> None:
     assert proc.stdout.strip() == "[]"
 
 
+# --- start-up: only what one POST needs (issue 18) ----------------------------------------
+
+# Each of these costs milliseconds of every hook event's start-up (bench/README.md, "Hook
+# client"): the wrappers socket and signal (enum, selectors, array), typing, the idna codec
+# getaddrinfo loads for a text host name, and the HTTP and URL libraries.
+HEAVY = frozenset(
+    {
+        "argparse",
+        "email",
+        "encodings.idna",
+        "enum",
+        "http",
+        "http.client",
+        "selectors",
+        "signal",
+        "socket",
+        "ssl",
+        "typing",
+        "urllib",
+        "urllib.parse",
+        "urllib.request",
+    }
+)
+
+
+def imported_modules(stderr: bytes) -> set[str]:
+    """The module names of `python -X importtime`'s lines."""
+    names = set()
+    for line in stderr.decode(errors="replace").splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    names.discard("imported package")  # the header line
+    return names
+
+
+def run_with_importtime(url: str, token_file: Path, body: bytes) -> tuple[Run, set[str]]:
+    command = [sys.executable, "-I", "-X", "importtime", "-m", "relaybay.hook_client"]
+    result = run_client(url, token_file, body, command=command)
+    return result, imported_modules(result.stderr)
+
+
+@pytest.mark.parametrize(
+    ("answer", "printed", "allowed"),
+    [
+        (Answer(204), b"", frozenset()),
+        (Answer(200, b'{"hookSpecificOutput": {}}'), b'{"hookSpecificOutput": {}}', {"json"}),
+    ],
+    ids=["204-nothing-to-read", "200-json-answer"],
+)
+def test_one_event_imports_only_what_one_post_needs(
+    fake: FakeRelaybay, token_file: Path, answer: Answer, printed: bytes, allowed: set[str]
+) -> None:
+    """json (with re and enum) only once there is an answer to read; never the rest."""
+    fake.answer = answer
+    result, modules = run_with_importtime(fake.url(), token_file, BODY)
+    assert (result.code, result.stdout) == (0, printed)
+    assert len(fake.requests) == 1
+    assert {"relaybay", "_socket"} <= modules  # the check reads real importtime lines
+    assert modules & (HEAVY - {"enum"} if allowed else HEAVY | {"json", "re"}) == set()
+    assert ("json" in modules) == bool(allowed)
+
+
+def test_a_closed_port_costs_no_import_beyond_the_socket(token_file: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/hooks/claude-code"
+    result, modules = run_with_importtime(url, token_file, BODY)
+    assert (result.code, result.stdout) == (0, b"")
+    assert "_socket" in modules
+    assert modules & (HEAVY | {"json", "re"}) == set()
+
+
+def test_a_host_name_is_resolved_without_the_idna_codec(
+    fake: FakeRelaybay, token_file: Path
+) -> None:
+    """localhost goes through getaddrinfo (bytes, so no idna import) and still connects."""
+    fake.answer = Answer(200, b'{"by": "name"}')
+    url = f"http://localhost:{fake.port}/hooks/claude-code"
+    result, modules = run_with_importtime(url, token_file, BODY)
+    assert (result.code, result.stdout) == (0, b'{"by": "name"}')
+    assert [path for path, _, _ in fake.requests] == ["/hooks/claude-code"]
+    assert "encodings.idna" not in modules
+
+
+def test_session_start_with_a_desktop_session_is_rewritten_with_json_alone(
+    fake: FakeRelaybay, token_file: Path
+) -> None:
+    env = hook_env(CLAUDE_CODE_HOST_SESSION_ID="local_9")
+    command = [sys.executable, "-I", "-X", "importtime", "-m", "relaybay.hook_client"]
+    body = fixture_body("SessionStart.startup.interactive.json")
+    result = run_client(fake.url(), token_file, body, env=env, command=command)
+    modules = imported_modules(result.stderr)
+    assert result.code == 0
+    assert json.loads(fake.requests[0][2])["relaybay_host_session"] == "local_9"
+    assert "json" in modules
+    assert modules & (HEAVY - {"enum"}) == set()
+
+
+@pytest.mark.parametrize(
+    ("host", "family"),
+    [
+        ("127.0.0.1", socket.AF_INET),
+        ("::1", socket.AF_INET6),
+        ("localhost", None),
+        ("127.1", None),
+        ("relaybay.test", None),
+    ],
+)
+def test_numeric_addresses_are_told_from_names(host: str, family: int | None) -> None:
+    assert hook_client.numeric_family(host) == family
+
+
 def test_a_token_or_url_that_would_break_the_request_is_refused() -> None:
     with pytest.raises(ValueError, match="control characters"):
         hook_client.request_head("127.0.0.1", 8765, "http", "/hooks", "tok\r\nX-Evil: 1", 2)
@@ -525,8 +635,8 @@ def test_relaybay_hook_defaults_to_this_configuration(fake: FakeRelaybay, tmp_pa
 
 @pytest.mark.parametrize(
     "extra",
-    [["--port", "not-a-port"], ["--no-such-option"]],
-    ids=["bad-setting", "unknown-option"],
+    [["--port", "not-a-port"], ["--no-such-option"], ["--port"]],
+    ids=["bad-setting", "unknown-option", "setting-without-value"],
 )
 def test_relaybay_hook_never_exits_2_on_its_own_errors(tmp_path: Path, extra: list[str]) -> None:
     """Exit code 2 would block the tool call or the end of the turn in Claude Code."""
@@ -539,6 +649,59 @@ def test_relaybay_hook_never_exits_2_on_its_own_errors(tmp_path: Path, extra: li
         check=False,
     )
     assert (proc.returncode, proc.stdout) == (0, b"")
+
+
+@pytest.mark.parametrize("defaults", [False, True], ids=["url-and-token-file", "defaults"])
+def test_relaybay_hook_never_sets_django_up(
+    fake: FakeRelaybay, token_file: Path, defaults: bool
+) -> None:
+    """Every hook event pays this start-up: Django's alone is most of a second."""
+    fake.answer = Answer(200, b'{"via": "cli"}')
+    if defaults:
+        (token_file.parent / "home").mkdir()
+        (token_file.parent / "home" / "token").write_text(TOKEN)
+        options = ["--home", str(token_file.parent / "home"), "--port", str(fake.port)]
+    else:
+        options = ["--url", fake.url(), "--token-file", str(token_file)]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "relaybay", "hook", *options],
+        input=BODY,
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    modules = imported_modules(proc.stderr)
+    assert (proc.returncode, proc.stdout) == (0, b'{"via": "cli"}')
+    assert [headers["Authorization"] for _, headers, _ in fake.requests] == [f"Bearer {TOKEN}"]
+    assert {"relaybay.cli", "core.config"} <= modules
+    assert sorted(m for m in modules if m.split(".")[0] in ("django", "relaybay_site")) == []
+
+
+def test_relaybay_hook_names_an_option_it_does_not_take(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*relaybay_hook_command(), "--home", str(tmp_path), "--no-such-option"],
+        input=b"{}",
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert b"unrecognized argument: --no-such-option" in proc.stderr
+
+
+def test_relaybay_hook_help_still_lists_its_options() -> None:
+    proc = subprocess.run(
+        [*relaybay_hook_command(), "--help"],
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert all(option in proc.stdout for option in ("--url", "--token-file", "--wait"))
 
 
 def test_relaybay_hook_against_a_closed_port_exits_0(token_file: Path) -> None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import http.client
 import json
 import sqlite3
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -241,6 +244,36 @@ def test_other_events_are_ignored_with_204(server: RelaybayServer):
     reply = post(server, event("Stop.first", cc_id, hook_event_name="SubagentStop"))
     assert reply.status == 204
     assert session_of(server, cc_id) is None
+
+
+def test_the_hook_client_reads_no_json_when_the_server_answers_204(
+    server: RelaybayServer, tmp_path: Path
+) -> None:
+    """Most events are answered 204: then the client imports nothing to read an answer with
+    (json brings re and enum, ~8 ms of every event's start-up; issue 18)."""
+    cc_id = new_id()
+    (tmp_path / "token").write_text(server.token)
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-I", "-X", "importtime", "-m", "relaybay.hook_client"),
+            *("--url", server.base_url + HOOK, "--token-file", str(tmp_path / "token")),
+        ],
+        input=json.dumps(event("PostToolUse.Bash", cc_id)).encode(),
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert session_of(server, cc_id) is not None, "the event never reached the server"
+    assert post(server, event("PostToolUse.Bash", cc_id)).status == 204
+    assert {"relaybay", "_socket"} <= modules
+    heavy = {"json", "re", "socket", "typing", "urllib.request", "http.client", "ssl", "email"}
+    assert modules & heavy == set()
 
 
 # --- statuses and the answer --------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 The same forwarder as `python -I -m relaybay.hook_client` (its `main` does all the work:
 stdin in, the server's JSON answer out, exit 0, or 2 for a wake-up with --wait). This
-command only fills in the defaults from this configuration: the base URL plus
-/hooks/claude-code (/hooks/claude-code/wait with --wait) and <data dir>/token. No database,
-no system checks, and the token is never created here.
+command only fills in the defaults from this configuration (relaybay.cli.hook_client_argv).
+`relaybay hook` itself never reaches this command: relaybay.cli forwards the event before
+Django is set up, since every hook event pays the start-up; what is left here is
+`relaybay hook --help` and call_command.
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from typing import Any
 from django.conf import settings
 
 from relaybay import hook_client
+from relaybay.cli import HOOK_PATH, WAIT_PATH, hook_client_argv
 from relaybay_site.management.commands._flags import RelaybayCommand
-
-HOOK_PATH = "/hooks/claude-code"
-WAIT_PATH = "/hooks/claude-code/wait"
 
 
 class WakeUp(SystemExit):
-    """The forwarder's exit code 2 (a wake-up); relaybay.cli turns every other exit into 0."""
+    """The forwarder's exit code 2 (a wake-up)."""
 
 
 class Command(RelaybayCommand):
@@ -45,11 +44,10 @@ class Command(RelaybayCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        cfg = settings.RELAYBAY
         wait = bool(options["wait"])
-        url = options["url"] or cfg.base_url + (WAIT_PATH if wait else HOOK_PATH)
-        token_file = options["token_file"] or str(cfg.home_path / "token")
-        argv = ["--url", url, "--token-file", token_file, *(["--wait"] if wait else [])]
+        argv = hook_client_argv(
+            settings.RELAYBAY, options["url"] or "", options["token_file"] or "", wait
+        )
         code = hook_client.main(argv)
         if code:
             raise WakeUp(code)
