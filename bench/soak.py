@@ -10,7 +10,9 @@ One real `relaybay serve` (throwaway data folder) carries, all at the same time:
 - 50 SSE clients on /events, reconnecting with Last-Event-ID if a stream ends;
 - 200 held wake-up waits (POST /hooks/claude-code/wait), re-opened if one is answered;
 - one board reader fetching the board page and its columns fragment (Bearer sign-in,
-  as bench/board_render.py does).
+  as bench/board_render.py does);
+- a floor: GET /healthz twice a second on a connection of its own, so every row's p50 is
+  also printed as a ratio to the floor under the same load.
 Every request is paced (a schedule per client, so a slow answer does not lower the offered
 load). Each period (a minute by default) prints per endpoint: requests, rate, p50, p99,
 errors and 5xx; and the server's RSS, open file descriptors and threads from /proc/<pid>.
@@ -56,6 +58,8 @@ WAITS = 200
 HOOK_INTERVAL = 1.0  # seconds between two hook events of one session
 MCP_INTERVAL = 0.5  # seconds between two tool calls of one client
 BOARD_INTERVAL = 1.0
+FLOOR_INTERVAL = 0.5  # GET /healthz beside the load: the floor the other rows compare with
+FLOOR = "floor GET /healthz"
 FD_MARGIN = 5  # descriptors above the baseline still counted as "back"
 FIXTURES = CLAUDE_CODE / "hooks"
 TURN = (
@@ -218,6 +222,10 @@ def hook_calls(cc_id: str) -> list[tuple[str, str, str, bytes | None, tuple[int,
             (endpoint, "POST", "/hooks/claude-code", json.dumps(body).encode(), (200, 204))
         )
     return calls
+
+
+def floor_calls() -> list[tuple[str, str, str, bytes | None, tuple[int, ...]]]:
+    return [(FLOOR, "GET", "/healthz", None, (200,))]
 
 
 def board_calls() -> list[tuple[str, str, str, bytes | None, tuple[int, ...]]]:
@@ -391,6 +399,12 @@ class ProcSample:
     rss_mib: float
     fds: int
     threads: int
+    cpu: float  # user + system seconds so far
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def proc_sample(pid: int, started: float) -> ProcSample:
@@ -402,6 +416,7 @@ def proc_sample(pid: int, started: float) -> ProcSample:
         rss_mib=rss_kib / 1024,
         fds=len(os.listdir(f"/proc/{pid}/fd")),
         threads=int(fields["Threads"]),
+        cpu=cpu_seconds(pid),
     )
 
 
@@ -439,21 +454,26 @@ class Summary:
     waits_answered: dict[str, int]
     tracebacks_in_log: int
     bench_cpu_percent: float
+    server_cpu_percent: float
 
 
 def endpoint_rows(
     samples: dict[str, list[float]], errors: dict[str, int], fivexx: dict[str, int], secs: float
 ) -> list[tuple[str, ...]]:
     rows = []
+    floor = samples.get(FLOOR)
+    floor_p50 = statistics.median(floor) if floor else 0.0
     for name in sorted(set(samples) | set(errors)):
         got = samples.get(name, [])
+        p50 = statistics.median(got) if got else 0.0
         rows.append(
             (
                 name,
                 str(len(got)),
                 f"{len(got) / secs:6.1f}",
-                f"{statistics.median(got) * 1000:7.1f}" if got else "-",
+                f"{p50 * 1000:7.1f}" if got else "-",
                 f"{percentile(got, 99) * 1000:7.1f}" if got else "-",
+                f"{p50 / floor_p50:5.1f}x" if got and floor_p50 else "-",
                 str(errors.get(name, 0)),
                 str(fivexx.get(name, 0)),
             )
@@ -461,23 +481,24 @@ def endpoint_rows(
     return rows
 
 
-HEADER = ("endpoint", "n", "per s", "p50 ms", "p99 ms", "errors", "5xx")
+HEADER = ("endpoint", "n", "per s", "p50 ms", "p99 ms", "p50/floor", "errors", "5xx")
 
 
 def report_period(
-    server: RelaybayServer, rec: Recorder, since: float, started: float, sample: ProcSample
+    server: RelaybayServer, rec: Recorder, previous: ProcSample, sample: ProcSample
 ) -> None:
     samples, errors, fivexx = rec.take_period()
     try:
         stats = get_json(server, "/api/stats")
     except (OSError, ValueError) as exc:
         stats = {"error": repr(exc)}
+    busy = (sample.cpu - previous.cpu) / max(0.001, sample.at - previous.at) * 100
     table(
-        f"[{time.monotonic() - started:6.0f} s] RSS {sample.rss_mib:.1f} MiB, "
-        f"{sample.fds} fds, {sample.threads} threads; /api/stats {stats}; "
-        f"load {os.getloadavg()[0]:.2f}",
+        f"[{sample.at:6.0f} s] server: RSS {sample.rss_mib:.1f} MiB, {sample.fds} fds, "
+        f"{sample.threads} threads, CPU {busy:.0f}% of one core; /api/stats {stats}; "
+        f"load average {os.getloadavg()[0]:.2f}",
         HEADER,
-        endpoint_rows(samples, errors, fivexx, time.monotonic() - since),
+        endpoint_rows(samples, errors, fivexx, sample.at - previous.at),
     )
     sys.stdout.flush()
 
@@ -517,6 +538,11 @@ def run(seconds: float, period: float) -> Summary:
                 target=http_loop, args=(server, rec, stop, BOARD_INTERVAL, 0.0, board_calls())
             )
         )
+        threads.append(
+            threading.Thread(
+                target=http_loop, args=(server, rec, stop, FLOOR_INTERVAL, 0.1, floor_calls())
+            )
+        )
 
         async def mcp_all() -> None:
             await asyncio.gather(
@@ -529,18 +555,19 @@ def run(seconds: float, period: float) -> Summary:
         mcp_thread = run_loop_thread(mcp_all)
         for thread in threads:
             thread.start()
-        samples, reports, since, waits_held = [], [], started, WAITS
+        first = proc_sample(pid, started)
+        samples, reports, waits_held = [first], [first], WAITS
         next_report, cpu = started + period, time.process_time()
         while (now := time.monotonic()) < started + seconds:
             samples.append(proc_sample(pid, started))
             if now >= next_report:
-                report_period(server, rec, since, started, samples[-1])
+                report_period(server, rec, reports[-1], samples[-1])
                 reports.append(samples[-1])
                 waits_held = min(waits_held, get_json(server, "/api/stats").get("waits", 0))
-                since, next_report = now, next_report + period
+                next_report += period
             time.sleep(min(5.0, max(0.1, started + seconds - now)))
         samples.append(proc_sample(pid, started))
-        report_period(server, rec, since, started, samples[-1])
+        report_period(server, rec, reports[-1], samples[-1])
         reports.append(samples[-1])
         stop.set()
         elapsed, cpu = time.monotonic() - started, time.process_time() - cpu
@@ -569,7 +596,7 @@ def run(seconds: float, period: float) -> Summary:
         errors=sum(rec.errors.values()),
         server_errors=sum(rec.server_errors.values()),
         error_samples=rec.samples_of_errors,
-        rss_mib=[(round(s.at), round(s.rss_mib, 1)) for s in reports],
+        rss_mib=[(round(s.at), round(s.rss_mib, 1)) for s in reports[1:]],
         rss_slope_after_first_minute=round(slope_per_minute(later), 2),
         fds_baseline=baseline.fds,
         fds_loaded_max=max(s.fds for s in samples),
@@ -580,6 +607,7 @@ def run(seconds: float, period: float) -> Summary:
         waits_answered={str(k): v for k, v in counts.waits_answered.items()},
         tracebacks_in_log=log.count("Traceback"),
         bench_cpu_percent=round(cpu / elapsed * 100),
+        server_cpu_percent=round((reports[-1].cpu - first.cpu) / elapsed * 100),
     )
     print_summary(summary, rec, samples)
     return summary
@@ -604,8 +632,8 @@ def print_summary(summary: Summary, rec: Recorder, samples: list[ProcSample]) ->
     )
     print(
         f"errors {summary.errors}, 5xx {summary.server_errors}, tracebacks in the server log "
-        f"{summary.tracebacks_in_log}; the soak's own process used "
-        f"{summary.bench_cpu_percent}% of one CPU"
+        f"{summary.tracebacks_in_log}; CPU: the server {summary.server_cpu_percent}%, the "
+        f"soak's own clients {summary.bench_cpu_percent}% of one core"
     )
     for line in summary.error_samples:
         print("  " + line)
