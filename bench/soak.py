@@ -37,14 +37,23 @@ import sys
 import threading
 import time
 import uuid
-from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import get_json, percentile, private_server, table
+from _soak_parts import (
+    LongLived,
+    ProcSample,
+    Recorder,
+    hold_long_lived,
+    paced,
+    proc_sample,
+    run_loop_thread,
+    slope_per_minute,
+)
 
 from tests.support.claude_code import CLAUDE_CODE
 from tests.support.mcp_client import mcp_client, text_of
@@ -55,6 +64,7 @@ SESSIONS = 20
 MCP_CLIENTS = 8
 SSE_CLIENTS = 50
 WAITS = 200
+SET_UP_CLIENTS = 4
 HOOK_INTERVAL = 1.0  # seconds between two hook events of one session
 MCP_INTERVAL = 0.5  # seconds between two tool calls of one client
 BOARD_INTERVAL = 1.0
@@ -80,94 +90,48 @@ def fixture(name: str) -> dict[str, Any]:
     return json.loads((FIXTURES / f"{name}.json").read_text())
 
 
-# --- what the clients report ------------------------------------------------------------------
-
-
-class Recorder:
-    """Latencies, errors and 5xx per endpoint, per period and in total (thread-safe)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.period: dict[str, list[float]] = defaultdict(list)
-        self.total: dict[str, list[float]] = defaultdict(list)
-        self.errors: dict[str, int] = defaultdict(int)
-        self.period_errors: dict[str, int] = defaultdict(int)
-        self.server_errors: dict[str, int] = defaultdict(int)
-        self.period_server_errors: dict[str, int] = defaultdict(int)
-        self.samples_of_errors: list[str] = []
-
-    def ok(self, endpoint: str, seconds: float) -> None:
-        with self._lock:
-            self.period[endpoint].append(seconds)
-            self.total[endpoint].append(seconds)
-
-    def error(self, endpoint: str, what: str, status: int = 0) -> None:
-        with self._lock:
-            self.errors[endpoint] += 1
-            self.period_errors[endpoint] += 1
-            if status >= 500:
-                self.server_errors[endpoint] += 1
-                self.period_server_errors[endpoint] += 1
-            if len(self.samples_of_errors) < 20:
-                self.samples_of_errors.append(f"{endpoint}: {what}"[:300])
-
-    def status(self, endpoint: str, seconds: float, status: int, expected: tuple[int, ...]) -> None:
-        if status in expected:
-            self.ok(endpoint, seconds)
-        else:
-            self.error(endpoint, f"answered {status}", status)
-
-    def take_period(self) -> tuple[dict[str, list[float]], dict[str, int], dict[str, int]]:
-        with self._lock:
-            taken = (dict(self.period), dict(self.period_errors), dict(self.period_server_errors))
-            self.period = defaultdict(list)
-            self.period_errors = defaultdict(int)
-            self.period_server_errors = defaultdict(int)
-        return taken
-
-
-def paced(stop: threading.Event, interval: float, offset: float) -> Any:
-    """Yield at start + offset + k × interval until `stop` (a schedule, not a sleep after)."""
-    due = time.monotonic() + offset
-    while not stop.is_set():
-        delay = due - time.monotonic()
-        if delay > 0 and stop.wait(delay):
-            return
-        due = max(due + interval, time.monotonic() - interval)  # never a burst to catch up
-        yield
-
-
 # --- set-up through the real MCP client -------------------------------------------------------
 
 
 async def set_up(server: RelaybayServer) -> tuple[list[str], list[str], list[str]]:
     """The project; a bound task and an exactly linked Claude Code id per hook session; a
-    linked id per waiter; a task per MCP client. Returns (hook ids, waiter ids, MCP keys)."""
+    linked id per waiter; a task per MCP client. Returns (hook ids, waiter ids, MCP keys).
+    Four clients share the ~270 calls, so the set-up stays short on a busy machine."""
+
+    async def ok(client: Any, tool: str, **args: object) -> str:
+        result = await client.call_tool(tool, args)
+        if result.is_error:
+            raise RuntimeError(f"{tool}: {text_of(result)}")
+        return text_of(result)
+
     async with mcp_client(server.base_url, server.token) as client:
+        await ok(client, "project_upsert", slug=SLUG, name="Soak")
+    hook_ids = [str(uuid.uuid4()) for _ in range(SESSIONS)]
+    wait_ids = [str(uuid.uuid4()) for _ in range(WAITS)]
+    keys = [""] * MCP_CLIENTS
 
-        async def ok(tool: str, **args: object) -> str:
-            result = await client.call_tool(tool, args)
-            if result.is_error:
-                raise RuntimeError(f"{tool}: {text_of(result)}")
-            return text_of(result)
+    async def share(part: int) -> None:
+        async with mcp_client(server.base_url, server.token) as client:
+            for n in range(part, SESSIONS, SET_UP_CLIENTS):
+                name = f"soak-agent-{n}"
+                text = await ok(client, "task_create", project=SLUG, title=f"Work of {name}")
+                await ok(client, "task_bind_session", task=text.split()[1], session=name)
+                await ok(
+                    client, "project_upsert", slug=SLUG, session=name, hook_session=hook_ids[n]
+                )
+            for n in range(part, WAITS, SET_UP_CLIENTS):
+                name = f"soak-waiter-{n}"
+                await ok(
+                    client, "project_upsert", slug=SLUG, session=name, hook_session=wait_ids[n]
+                )
+            for n in range(part, MCP_CLIENTS, SET_UP_CLIENTS):
+                title = f"MCP client {n}"
+                text = await ok(
+                    client, "task_create", project=SLUG, title=title, session=f"mcp-{n}"
+                )
+                keys[n] = text.split()[1]
 
-        await ok("project_upsert", slug=SLUG, name="Soak")
-        hook_ids, wait_ids, keys = [], [], []
-        for n in range(SESSIONS):
-            name, cc_id = f"soak-agent-{n}", str(uuid.uuid4())
-            key = (await ok("task_create", project=SLUG, title=f"Work of {name}")).split()[1]
-            await ok("task_bind_session", task=key, session=name)
-            await ok("project_upsert", slug=SLUG, session=name, hook_session=cc_id)
-            hook_ids.append(cc_id)
-        for n in range(WAITS):
-            cc_id = str(uuid.uuid4())
-            await ok("project_upsert", slug=SLUG, session=f"soak-waiter-{n}", hook_session=cc_id)
-            wait_ids.append(cc_id)
-        for n in range(MCP_CLIENTS):
-            text = await ok(
-                "task_create", project=SLUG, title=f"MCP client {n}", session=f"mcp-{n}"
-            )
-            keys.append(text.split()[1])
+    await asyncio.gather(*(share(part) for part in range(SET_UP_CLIENTS)))
     return hook_ids, wait_ids, keys
 
 
@@ -290,146 +254,6 @@ async def mcp_worker(
             await asyncio.sleep(max(0.0, due - time.monotonic()))
 
 
-# --- long-lived requests: SSE streams and held wake-up waits ---------------------------------
-
-
-@dataclass
-class LongLived:
-    """Counters of the streams and waits, read by the report (one loop writes them)."""
-
-    sse_events: list[int] = field(default_factory=list)
-    sse_reconnects: int = 0
-    waits_answered: dict[int, int] = field(default_factory=lambda: defaultdict(int))
-
-
-async def sse_client(
-    server: RelaybayServer, rec: Recorder, stop: asyncio.Event, n: int, counts: LongLived
-) -> None:
-    last_id = ""
-    while not stop.is_set():
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        resume = f"Last-Event-ID: {last_id}\r\n" if last_id else ""
-        writer.write(
-            f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-            f"Authorization: Bearer {server.token}\r\n{resume}\r\n".encode()
-        )
-        try:
-            status_line = await reader.readline()
-            status = int(status_line.split()[1]) if status_line.count(b" ") >= 2 else 0
-            if status != 200:
-                rec.error("sse /events", f"answered {status_line!r}", status)
-            else:
-                while line := await reader.readline():
-                    if line.startswith(b"id: "):
-                        last_id = line[4:].strip().decode()
-                        counts.sse_events[n] += 1
-                if not stop.is_set():
-                    rec.error("sse /events", "the server ended a stream")
-        except (OSError, ValueError) as exc:
-            if not stop.is_set():
-                rec.error("sse /events", repr(exc))
-        finally:
-            writer.close()
-        if not stop.is_set():
-            counts.sse_reconnects += 1
-            await asyncio.sleep(1)
-
-
-async def wait_client(
-    server: RelaybayServer, rec: Recorder, stop: asyncio.Event, cc_id: str, counts: LongLived
-) -> None:
-    body = json.dumps({**fixture("Stop.first"), "session_id": cc_id})
-    while not stop.is_set():
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        writer.write(
-            f"POST /hooks/claude-code/wait HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-            f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
-        )
-        try:
-            status_line = await reader.readline()
-        except OSError as exc:
-            status_line = b""
-            if not stop.is_set():
-                rec.error("wake wait", repr(exc))
-        finally:
-            writer.close()
-        if stop.is_set():
-            return
-        status = int(status_line.split()[1]) if status_line.count(b" ") >= 2 else 0
-        counts.waits_answered[status] += 1
-        if status not in (200, 204):
-            rec.error("wake wait", f"answered {status_line!r}", status)
-        await asyncio.sleep(1)
-
-
-async def hold_long_lived(
-    server: RelaybayServer,
-    rec: Recorder,
-    stop: threading.Event,
-    wait_ids: list[str],
-    counts: LongLived,
-) -> None:
-    done = asyncio.Event()
-    counts.sse_events = [0] * SSE_CLIENTS
-    tasks = [
-        asyncio.create_task(sse_client(server, rec, done, n, counts)) for n in range(SSE_CLIENTS)
-    ]
-    tasks += [asyncio.create_task(wait_client(server, rec, done, i, counts)) for i in wait_ids]
-    while not stop.is_set():
-        await asyncio.sleep(0.2)
-    done.set()
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def run_loop_thread(coro_factory: Any) -> threading.Thread:
-    thread = threading.Thread(target=lambda: asyncio.run(coro_factory()), daemon=True)
-    thread.start()
-    return thread
-
-
-# --- the server as /proc sees it ------------------------------------------------------------
-
-
-@dataclass
-class ProcSample:
-    at: float
-    rss_mib: float
-    fds: int
-    threads: int
-    cpu: float  # user + system seconds so far
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def proc_sample(pid: int, started: float) -> ProcSample:
-    status = Path(f"/proc/{pid}/status").read_text()
-    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-    rss_kib = int(fields["VmRSS"].split()[0])
-    return ProcSample(
-        at=time.monotonic() - started,
-        rss_mib=rss_kib / 1024,
-        fds=len(os.listdir(f"/proc/{pid}/fd")),
-        threads=int(fields["Threads"]),
-        cpu=cpu_seconds(pid),
-    )
-
-
-def slope_per_minute(samples: list[ProcSample]) -> float:
-    """Least-squares slope of RSS in MiB per minute (0 with fewer than two samples)."""
-    if len(samples) < 2:
-        return 0.0
-    xs, ys = [s.at / 60 for s in samples], [s.rss_mib for s in samples]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    var = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var if var else 0.0
-
-
 # --- the run ----------------------------------------------------------------------------------
 
 
@@ -448,6 +272,8 @@ class Summary:
     fds_baseline: int
     fds_loaded_max: int
     fds_after_close: int
+    threads_baseline: int
+    threads_after_close: int
     sse_events_min: int
     sse_reconnects: int
     waits_held: int
@@ -507,7 +333,9 @@ def run(seconds: float, period: float) -> Summary:
     """The whole soak against a private server; prints as it goes and returns the figures."""
     with private_server() as server:
         pid = server.proc.pid  # type: ignore[union-attr]
+        began = time.monotonic()
         hook_ids, wait_ids, keys = asyncio.run(set_up(server))
+        print(f"set-up through MCP: {time.monotonic() - began:.1f} s")
         for cc_id in hook_ids:  # each session has started and is working
             session_start(server, cc_id)
         time.sleep(1)
@@ -519,7 +347,10 @@ def run(seconds: float, period: float) -> Summary:
             f"{baseline.rss_mib:.1f} MiB, {baseline.fds} fds, {baseline.threads} threads."
         )
         rec, stop, counts = Recorder(), threading.Event(), LongLived()
-        long_lived = run_loop_thread(lambda: hold_long_lived(server, rec, stop, wait_ids, counts))
+        wait_bodies = [json.dumps({**fixture("Stop.first"), "session_id": i}) for i in wait_ids]
+        long_lived = run_loop_thread(
+            lambda: hold_long_lived(server, rec, stop, SSE_CLIENTS, wait_bodies, counts)
+        )
         deadline = time.monotonic() + 20
         while (held := get_json(server, "/api/stats").get("waits", 0)) < WAITS:
             if time.monotonic() > deadline:
@@ -601,6 +432,8 @@ def run(seconds: float, period: float) -> Summary:
         fds_baseline=baseline.fds,
         fds_loaded_max=max(s.fds for s in samples),
         fds_after_close=after.fds,
+        threads_baseline=baseline.threads,
+        threads_after_close=after.threads,
         sse_events_min=min(counts.sse_events, default=0),
         sse_reconnects=counts.sse_reconnects,
         waits_held=waits_held,
@@ -626,9 +459,11 @@ def print_summary(summary: Summary, rec: Recorder, samples: list[ProcSample]) ->
         f"{'after the first minute' if samples[-1].at > 90 else 'over the run'} "
         f"{summary.rss_slope_after_first_minute:+.2f} MiB/min; fds: baseline "
         f"{summary.fds_baseline}, max under load {summary.fds_loaded_max}, after the clients "
-        f"closed {summary.fds_after_close}; wake waits held (lowest seen) {summary.waits_held},"
-        f" answered early {summary.waits_answered or 0}; SSE: fewest events on one stream "
-        f"{summary.sse_events_min}, reconnects {summary.sse_reconnects}"
+        f"closed {summary.fds_after_close}; server threads: baseline "
+        f"{summary.threads_baseline}, after {summary.threads_after_close}; wake waits held "
+        f"(lowest seen) {summary.waits_held}, answered early {summary.waits_answered or 0}; "
+        f"SSE: fewest events on one stream {summary.sse_events_min}, reconnects "
+        f"{summary.sse_reconnects}"
     )
     print(
         f"errors {summary.errors}, 5xx {summary.server_errors}, tracebacks in the server log "
