@@ -21,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import random
 import re
 import signal
 import socket
 import sqlite3
 import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -123,9 +124,18 @@ async def set_up(server: RelaybayServer) -> None:
             assert not result.is_error, text_of(result)
 
 
-async def writer(
-    server: RelaybayServer, n: int, acks: list[Ack], killed: asyncio.Event
-) -> BaseException | None:
+@dataclass
+class Run:
+    """What the writers share: the answered writes, the calls sent and not yet answered,
+    and how many of those there were when the server was killed."""
+
+    acks: list[Ack] = field(default_factory=list)
+    in_flight: int = 0
+    in_flight_at_kill: int = 0
+    killed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def writer(server: RelaybayServer, n: int, run: Run) -> BaseException | None:
     """Write until the server goes away; returns the failure that ended it (None if none)."""
     own = ""
     try:
@@ -144,15 +154,17 @@ async def writer(
                 else:
                     tool, text = "task_update", f"w{n} shared progress {i}"
                     args = {"task": SHARED, "progress": text}
+                run.in_flight += 1
                 result = await client.call_tool(tool, {**args, "session": session(n)})
+                run.in_flight -= 1
                 answer = text_of(result)
                 assert not result.is_error, answer
                 key = answer.split()[1] if tool == "task_create" else args["task"]
                 if tool == "task_create":
                     own = key
-                acks.append(Ack(n, tool, key, int(VERSION.search(answer).group(1)), text))
+                run.acks.append(Ack(n, tool, key, int(VERSION.search(answer).group(1)), text))
     except Exception as exc:  # the kill: whatever the client raises then ends this writer
-        if not killed.is_set() or failed_check(exc):
+        if not run.killed.is_set() or failed_check(exc):
             raise
         return exc
     return None
@@ -165,17 +177,20 @@ def failed_check(exc: BaseException) -> bool:
     return isinstance(exc, AssertionError)
 
 
-async def write_and_kill(server: RelaybayServer, acks: list[Ack]) -> list[BaseException | None]:
-    killed = asyncio.Event()
+async def write_and_kill(server: RelaybayServer, run: Run) -> list[BaseException | None]:
 
     async def killer() -> None:
-        while len(acks) < KILL_AFTER:
+        while len(run.acks) < KILL_AFTER:
             await asyncio.sleep(0.005)
-        killed.set()
+        # A moment later, at a point that differs from run to run: the kill then lands
+        # sometimes between calls, sometimes inside a transaction or its answer.
+        await asyncio.sleep(random.uniform(0, 0.05))
+        run.killed.set()
+        run.in_flight_at_kill = run.in_flight
         server.proc.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
 
     kill = asyncio.create_task(killer())
-    ends = await asyncio.gather(*(writer(server, n, acks, killed) for n in range(CLIENTS)))
+    ends = await asyncio.gather(*(writer(server, n, run) for n in range(CLIENTS)))
     await kill
     server.proc.wait(10)  # type: ignore[union-attr]
     return ends
@@ -197,7 +212,9 @@ def bumps_by_task(db: sqlite3.Connection) -> dict[str, list[tuple[int, str, str]
     return found
 
 
-def check_database(home: Path, acks: list[Ack]) -> None:
+def check_database(home: Path, acks: list[Ack]) -> int:
+    """Check the stored data against the answers; returns how many writes by the writers
+    were stored without an answer (the calls in flight at the kill that had committed)."""
     with contextlib.closing(sqlite3.connect(home / "relaybay.sqlite")) as db:
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert db.execute("PRAGMA foreign_key_check").fetchall() == []
@@ -243,6 +260,10 @@ def check_database(home: Path, acks: list[Ack]) -> None:
         assert version in (ack.version, ack.version + 1), (key, version, ack)
         if version == ack.version:
             assert progress == ack.text, (key, progress, ack)
+    by_writers = sum(
+        1 for events in bumps.values() for _, _, actor in events if actor.startswith("crash-")
+    )
+    return by_writers - len(acks)
 
 
 # --- the test ---------------------------------------------------------------------------------
@@ -259,12 +280,14 @@ def test_kill_9_mid_write_loses_no_acknowledged_write_and_the_restart_resyncs(
         with contextlib.closing(sqlite3.connect(server.home / "relaybay.sqlite")) as db:
             (before,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM tasks_event").fetchone()
         follower = Follower(server)
-        acks: list[Ack] = []
-        ends = asyncio.run(write_and_kill(server, acks))
+        run = Run()
+        ends = asyncio.run(write_and_kill(server, run))
+        acks = run.acks
         follower.close()
 
         # The kill came while every writer was still writing, not after they finished.
         assert len(acks) >= KILL_AFTER
+        assert run.in_flight_at_kill >= 1, "no call was waiting for its answer at the kill"
         assert all(end is not None for end in ends), ends
 
         server.start()  # same data folder, same port: the lock died with the process
@@ -285,9 +308,10 @@ def test_kill_9_mid_write_loses_no_acknowledged_write_and_the_restart_resyncs(
     assert all(i > last_seen for i in replayed)
     assert sorted({*follower.ids, *replayed}) == log_ids
     assert len(follower.ids) + len(replayed) == len(log_ids), "an event came twice"
-    check_database(server.home, acks)
+    unanswered = check_database(server.home, acks)
     print(
-        f"{len(acks)} acknowledged writes, all stored; {len(log_ids)} events since the follower "
+        f"{len(acks)} acknowledged writes, all stored ({run.in_flight_at_kill} calls in flight "
+        f"at the kill, {unanswered} of them stored); {len(log_ids)} events since the follower "
         f"connected, {len(replayed)} of them replayed after the restart"
     )
 
