@@ -329,6 +329,77 @@ def report_period(
     sys.stdout.flush()
 
 
+def start_clients(
+    server: RelaybayServer,
+    rec: Recorder,
+    stop: threading.Event,
+    hook_ids: list[str],
+    keys: list[str],
+) -> list[threading.Thread]:
+    """The paced clients, started: hook sessions, the board reader and the floor in threads
+    of their own, the MCP clients on one event loop. They run until `stop`."""
+    jobs = [
+        (HOOK_INTERVAL, n * HOOK_INTERVAL / SESSIONS, hook_calls(cc_id))
+        for n, cc_id in enumerate(hook_ids)
+    ]
+    jobs += [(BOARD_INTERVAL, 0.0, board_calls()), (FLOOR_INTERVAL, 0.1, floor_calls())]
+    threads = [threading.Thread(target=http_loop, args=(server, rec, stop, *job)) for job in jobs]
+
+    async def mcp_all() -> None:
+        offsets = [n * MCP_INTERVAL / MCP_CLIENTS for n in range(len(keys))]
+        await asyncio.gather(
+            *(mcp_worker(server, rec, stop, n, key, offsets[n]) for n, key in enumerate(keys))
+        )
+
+    for thread in threads:
+        thread.start()
+    return [*threads, run_loop_thread(mcp_all)]
+
+
+def watch(
+    server: RelaybayServer, rec: Recorder, started: float, seconds: float, period: float
+) -> tuple[list[ProcSample], list[ProcSample], int]:
+    """Sample the server every 5 s and print a table each period until the time is up.
+    Returns every sample, the samples the tables were printed at (the first is the start)
+    and the fewest wake waits seen held."""
+    pid = server.proc.pid  # type: ignore[union-attr]
+    first = proc_sample(pid, started)
+    samples, reports, waits_held = [first], [first], WAITS
+    next_report = started + period
+    while (now := time.monotonic()) < started + seconds:
+        samples.append(proc_sample(pid, started))
+        if now >= next_report:
+            report_period(server, rec, reports[-1], samples[-1])
+            reports.append(samples[-1])
+            waits_held = min(waits_held, get_json(server, "/api/stats").get("waits", 0))
+            next_report += period
+        time.sleep(min(5.0, max(0.1, started + seconds - now)))
+    samples.append(proc_sample(pid, started))
+    report_period(server, rec, reports[-1], samples[-1])
+    reports.append(samples[-1])
+    return samples, reports, waits_held
+
+
+def print_start(seconds: float, baseline: ProcSample) -> None:
+    print(
+        f"soak: {SESSIONS} hook sessions (one event / {HOOK_INTERVAL} s), {MCP_CLIENTS} MCP "
+        f"clients (one call / {MCP_INTERVAL} s), {SSE_CLIENTS} SSE, {WAITS} wake waits, a "
+        f"board reader (one page / {BOARD_INTERVAL} s) for {seconds:.0f} s. Baseline: RSS "
+        f"{baseline.rss_mib:.1f} MiB, {baseline.fds} fds, {baseline.threads} threads."
+    )
+
+
+def settled(pid: int, baseline: ProcSample, started: float) -> ProcSample:
+    """The server once the clients have closed: polled until its descriptors are back
+    within FD_MARGIN of the baseline, for up to 20 s (a leak shows as the last sample)."""
+    after = proc_sample(pid, started)
+    deadline = time.monotonic() + 20
+    while after.fds > baseline.fds + FD_MARGIN and time.monotonic() < deadline:
+        time.sleep(0.5)
+        after = proc_sample(pid, started)
+    return after
+
+
 def run(seconds: float, period: float) -> Summary:
     """The whole soak against a private server; prints as it goes and returns the figures."""
     with private_server() as server:
@@ -340,12 +411,7 @@ def run(seconds: float, period: float) -> Summary:
             session_start(server, cc_id)
         time.sleep(1)
         baseline = proc_sample(pid, time.monotonic())
-        print(
-            f"soak: {SESSIONS} hook sessions (one event / {HOOK_INTERVAL} s), {MCP_CLIENTS} MCP "
-            f"clients (one call / {MCP_INTERVAL} s), {SSE_CLIENTS} SSE, {WAITS} wake waits, a "
-            f"board reader (one page / {BOARD_INTERVAL} s) for {seconds:.0f} s. Baseline: RSS "
-            f"{baseline.rss_mib:.1f} MiB, {baseline.fds} fds, {baseline.threads} threads."
-        )
+        print_start(seconds, baseline)
         rec, stop, counts = Recorder(), threading.Event(), LongLived()
         wait_bodies = [json.dumps({**fixture("Stop.first"), "session_id": i}) for i in wait_ids]
         long_lived = run_loop_thread(
@@ -356,59 +422,14 @@ def run(seconds: float, period: float) -> Summary:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"only {held} of {WAITS} wake waits are held")
             time.sleep(0.1)
-        started = time.monotonic()
-        threads = [
-            threading.Thread(
-                target=http_loop,
-                args=(server, rec, stop, HOOK_INTERVAL, n * HOOK_INTERVAL / SESSIONS, calls),
-            )
-            for n, calls in enumerate(hook_calls(cc_id) for cc_id in hook_ids)
-        ]
-        threads.append(
-            threading.Thread(
-                target=http_loop, args=(server, rec, stop, BOARD_INTERVAL, 0.0, board_calls())
-            )
-        )
-        threads.append(
-            threading.Thread(
-                target=http_loop, args=(server, rec, stop, FLOOR_INTERVAL, 0.1, floor_calls())
-            )
-        )
-
-        async def mcp_all() -> None:
-            await asyncio.gather(
-                *(
-                    mcp_worker(server, rec, stop, n, key, n * MCP_INTERVAL / MCP_CLIENTS)
-                    for n, key in enumerate(keys)
-                )
-            )
-
-        mcp_thread = run_loop_thread(mcp_all)
-        for thread in threads:
-            thread.start()
-        first = proc_sample(pid, started)
-        samples, reports, waits_held = [first], [first], WAITS
-        next_report, cpu = started + period, time.process_time()
-        while (now := time.monotonic()) < started + seconds:
-            samples.append(proc_sample(pid, started))
-            if now >= next_report:
-                report_period(server, rec, reports[-1], samples[-1])
-                reports.append(samples[-1])
-                waits_held = min(waits_held, get_json(server, "/api/stats").get("waits", 0))
-                next_report += period
-            time.sleep(min(5.0, max(0.1, started + seconds - now)))
-        samples.append(proc_sample(pid, started))
-        report_period(server, rec, reports[-1], samples[-1])
-        reports.append(samples[-1])
+        started, cpu = time.monotonic(), time.process_time()
+        clients = start_clients(server, rec, stop, hook_ids, keys)
+        samples, reports, waits_held = watch(server, rec, started, seconds, period)
         stop.set()
         elapsed, cpu = time.monotonic() - started, time.process_time() - cpu
-        for thread in [*threads, mcp_thread, long_lived]:
+        for thread in [*clients, long_lived]:
             thread.join(30)
-        after = proc_sample(pid, started)
-        deadline = time.monotonic() + 20
-        while after.fds > baseline.fds + FD_MARGIN and time.monotonic() < deadline:
-            time.sleep(0.5)
-            after = proc_sample(pid, started)
+        after = settled(pid, baseline, started)
         log = server.log()
     later = [s for s in samples if s.at >= 60] or samples
     summary = Summary(
@@ -440,7 +461,7 @@ def run(seconds: float, period: float) -> Summary:
         waits_answered={str(k): v for k, v in counts.waits_answered.items()},
         tracebacks_in_log=log.count("Traceback"),
         bench_cpu_percent=round(cpu / elapsed * 100),
-        server_cpu_percent=round((reports[-1].cpu - first.cpu) / elapsed * 100),
+        server_cpu_percent=round((reports[-1].cpu - reports[0].cpu) / elapsed * 100),
     )
     print_summary(summary, rec, samples)
     return summary
