@@ -34,3 +34,8 @@ class AgentSessionsConfig(AppConfig):
         from sessions import guard_step
 
         guard_step.register()
+
+        # The turn-end status check: a turn that worked in a task but wrote nothing to it.
+        from sessions import turn_end
+
+        turn_end.register()
