@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from core import actor as actors
 from sessions import activity as window
-from sessions import hook_answer, linking, todo_capture
+from sessions import hook_answer, linking, todo_capture, waiting
 from sessions.fields import _CC_ID
 from sessions.hook_answer import HookAnswer, HookCall
 from sessions.models import (
@@ -59,16 +59,31 @@ def _str(payload: Mapping[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-# Event → (status, activity). Prompt text and tool input are never read here (§9.8).
+def _pre_tool_use(p: Mapping[str, Any]) -> tuple[str, str]:
+    """Working with the tool's name, or waiting with what an AskUserQuestion / ExitPlanMode
+    asks (sessions.waiting: the one redacted summary of a tool input that is stored)."""
+    line = waiting.asking(p)
+    if line is not None:
+        return WAITING, line
+    return WORKING, _cut(_str(p, "tool_name") or "tool", ACTIVITY_MAX)
+
+
+def _notification(p: Mapping[str, Any]) -> tuple[str, str]:
+    """Waiting: on a permission (the pending call's summary), on input, or the message."""
+    line = waiting.notified(p)
+    if line is not None:
+        return WAITING, line
+    return WAITING, _cut(_str(p, "message") or "waiting for you", NOTIFICATION_MAX)
+
+
+# Event → (status, activity). Prompt text is never read here, and tool input only for the
+# waiting summary (§9.8, sessions/waiting.py).
 STATUS: dict[str, Callable[[Mapping[str, Any]], tuple[str, str]]] = {
     "SessionStart": lambda p: (WORKING, _cut(f"started ({_str(p, 'source') or '?'})", 200)),
     "UserPromptSubmit": lambda p: (WORKING, "prompt"),
-    "PreToolUse": lambda p: (WORKING, _cut(_str(p, "tool_name") or "tool", ACTIVITY_MAX)),
+    "PreToolUse": _pre_tool_use,
     "PostToolUse": lambda p: (WORKING, _cut(_str(p, "tool_name") or "tool", ACTIVITY_MAX)),
-    "Notification": lambda p: (
-        WAITING,
-        _cut(_str(p, "message") or "waiting for you", NOTIFICATION_MAX),
-    ),
+    "Notification": _notification,
     "Stop": lambda p: (IDLE, "turn finished"),
     "SessionEnd": lambda p: (ENDED, _cut(f"ended ({_str(p, 'reason') or '?'})", 200)),
 }

@@ -1,19 +1,49 @@
-"""The Inbox group "Unlinked hook sessions" (§2 Inbox, §4 linking step 4).
+"""The Inbox groups of sessions: "Agents waiting for an answer" (issue 19 §2) and
+"Unlinked hook sessions" (§2 Inbox, §4 linking step 4).
 
-A hook session the linking could not place (several candidates, a folder in several
-projects …) waits here with its reason until the agent links it with hook_session. The
-rows point at Settings → Integrations, which lists them too (§5).
+A session waiting on a permission, a question, a plan approval or input is listed first,
+the longest wait first, with what it waits on and for how long; a row opens the bound
+task's dialog (else the Sessions page). A hook session the linking could not place
+(several candidates, a folder in several projects …) waits with its reason until the agent
+links it with hook_session; those rows point at Settings → Integrations (§5).
 """
 
 from __future__ import annotations
 
 from django.urls import reverse
+from django.utils import timezone
 
+from core.display import ago
 from sessions import selectors
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow
+from tasks.selectors.activity import task_href
 
 ORDER = 50  # after Review queue, Waiting on you, Rule warnings, Not logged (tasks' orders)
+WAITING_ORDER = 5  # first: an agent stands still until someone answers
+
+
+def waiting_group() -> InboxGroup | None:
+    waiting = selectors.waiting_sessions()
+    if not waiting:
+        return None
+    now = timezone.now()
+    sessions_page = reverse("sessions")
+    rows = []
+    for w in waiting:
+        since = ago(w.since, now) if w.since else "a while"
+        detail = f"waiting since {since}: {w.summary}" if w.summary else f"waiting since {since}"
+        task = w.tasks[0] if w.tasks else None
+        rows.append(
+            InboxRow(
+                title=f"{w.name} · {task.title}" if task else w.name,
+                href=task_href(task.project.slug, task.key) if task else sessions_page,
+                detail=detail,
+                key=task.key if task else "",
+                project=task.project.slug if task else "",
+            )
+        )
+    return InboxGroup(id="agents-waiting", title="Agents waiting for an answer", rows=tuple(rows))
 
 
 def unlinked_group() -> InboxGroup | None:
@@ -36,4 +66,5 @@ def unlinked_group() -> InboxGroup | None:
 
 
 def register() -> None:
+    extensions.register_inbox_group(WAITING_ORDER, waiting_group)
     extensions.register_inbox_group(ORDER, unlinked_group)

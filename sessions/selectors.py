@@ -10,7 +10,15 @@ from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
 from core.errors import NotFound
-from sessions.models import ENDED, KIND_DESKTOP, KIND_HOOK, Session, SessionTodo, TaskBinding
+from sessions.models import (
+    ENDED,
+    KIND_DESKTOP,
+    KIND_HOOK,
+    WAITING,
+    Session,
+    SessionTodo,
+    TaskBinding,
+)
 from tasks import selectors as tasks_selectors
 from tasks.models import Project, Task
 
@@ -296,3 +304,32 @@ def unlinked_hook_sessions(limit: int = 100) -> list[UnlinkedHookSession]:
         )
         for s in rows
     ]
+
+
+@dataclass(frozen=True)
+class WaitingSession:
+    """A session waiting for an answer (sessions/waiting.py): what on, since when, and the
+    open tasks bound to it."""
+
+    name: str
+    summary: str
+    since: datetime | None
+    tasks: tuple[Task, ...]
+
+
+def waiting_sessions(limit: int = 100) -> list[WaitingSession]:
+    """Sessions waiting now, the longest wait first, with their open bound tasks; two
+    queries."""
+    sessions = list(
+        Session.objects.filter(hook_status=WAITING).order_by("activity_at", "id")[:limit]
+    )
+    bound: dict[int, list[Task]] = {s.id: [] for s in sessions}
+    bindings = (
+        TaskBinding.objects.select_related("task__project")
+        .filter(session_id__in=bound, unbound_at__isnull=True)
+        .exclude(task__stage="done")
+        .order_by("task_id")
+    )
+    for binding in bindings:
+        bound[binding.session_id].append(binding.task)
+    return [WaitingSession(s.name, s.activity, s.activity_at, tuple(bound[s.id])) for s in sessions]

@@ -82,7 +82,8 @@ def events(kind: str) -> list[Event]:
         ("PreToolUse.mcp", "working", "mcp__demo__echo"),
         ("PostToolUse.mcp.structured", "working", "mcp__demo__echo"),
         ("PostToolUse.mcp.unstructured", "working", "mcp__demo__note"),
-        ("Notification.permission_prompt.interactive", "waiting", "Claude needs your permission"),
+        # no PreToolUse before it in this session: what it waits on is unknown
+        ("Notification.permission_prompt.interactive", "waiting", "permission for a tool"),
         ("Stop.first", "idle", "turn finished"),
     ],
 )
@@ -100,7 +101,11 @@ def test_session_end_sets_ended_with_its_reason():
 
 
 def test_a_long_notification_is_cut_short():
-    s = hook("Notification.permission_prompt.interactive", message="Please " * 100).session
+    s = hook(
+        "Notification.permission_prompt.interactive",
+        message="Please " * 100,
+        notification_type="auth_success",
+    ).session
     assert len(s.activity) == hook_service.NOTIFICATION_MAX
     assert s.activity.endswith("…")
 
