@@ -18,7 +18,17 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
 from django.utils import timezone
 
 from core.display import ago, stage_label
@@ -148,9 +158,12 @@ def rule_warnings() -> InboxGroup:
 
 
 def rule_warnings_count() -> int:
-    """len(rule_warnings().rows) reading the payloads only, no tasks or projects."""
-    payloads = _last_moves_with_warnings().values_list("payload", flat=True)
-    return sum(1 for payload in payloads if _warnings(payload))
+    """len(rule_warnings().rows) as one COUNT: the one write path stores "warnings" only as
+    a non-empty list (tasks/services/_taskwrite.py), which is what a row needs."""
+    length = Func(
+        F("payload"), Value("$.warnings"), function="JSON_ARRAY_LENGTH", output_field=IntegerField()
+    )
+    return _last_moves_with_warnings().annotate(n=length).filter(n__gt=0).count()
 
 
 def _not_logged_tasks() -> QuerySet[Task]:
