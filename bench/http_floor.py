@@ -1,7 +1,10 @@
 """The server's own floor and the live fan-out (issue 2; targets in docs/architecture.md §10).
 
 1. GET /healthz (public) and GET /api/stats (Bearer, an authenticated no-op) over
-   keep-alive, from 1 client and from 20 concurrent clients (threads, one connection each).
+   keep-alive, from 1 client and from 20 concurrent clients (threads, one connection each),
+   and the same GET against a bare ASGI app (a constant JSON answer) under the same daphne
+   with relaybay's HTTP factory and an access log line per request, started in the same run:
+   the real limit, which /healthz p50 should stay within 2× of (issue 18).
 2. SSE fan-out: 50 subscribers on /events, then task_create calls through the real MCP
    client; write → receive per subscriber (the clock starts when the tool call is sent).
 
@@ -11,8 +14,11 @@ Prints a table and asserts nothing. Run: .venv/bin/python bench/http_floor.py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
+import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -30,7 +36,7 @@ from _common import (
 )
 
 from tests.support.mcp_client import mcp_client, text_of
-from tests.support.server import RelaybayServer
+from tests.support.server import RelaybayServer, free_port
 
 SINGLE_REQUESTS = 1000
 CONCURRENT_CLIENTS = 20
@@ -40,6 +46,73 @@ SUBSCRIBERS = 50
 WRITES = 40
 WRITE_GAP = 0.05  # seconds between writes, so each fan-out is measured on its own
 FANOUT_P99_TARGET_MS = 50.0
+FLOOR_RATIO_TARGET = 2.0
+
+
+# --- the bare ASGI app (run in a child process: `http_floor.py --bare PORT`) ---------------
+
+
+async def bare_app(scope: dict, receive: object, send: object) -> None:
+    """The least an ASGI app can do: one constant JSON answer, no framework."""
+    if scope["type"] != "http":
+        return
+    body = b'{"status": "ok"}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"16")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})  # type: ignore[operator]
+    await send({"type": "http.response.body", "body": body})  # type: ignore[operator]
+
+
+def _serve_bare(port: int) -> None:
+    """daphne as `relaybay serve` runs it: the same factory, an access log line per request."""
+    from daphne.endpoints import build_endpoint_description_strings
+    from daphne.server import Server
+
+    from relaybay_site import http_limits
+
+    def access_log(protocol: str, action: str, details: dict) -> None:
+        if protocol == "http" and action == "complete":
+            sys.stderr.write(
+                f"{details.get('method')} {details.get('path')} {details.get('status')}\n"
+            )
+
+    http_limits.install(10)
+    Server(
+        bare_app,
+        endpoints=build_endpoint_description_strings(host="127.0.0.1", port=port),
+        signal_handlers=True,
+        action_logger=access_log,
+        verbosity=0,
+        application_close_timeout=2,
+    ).run()
+
+
+@contextlib.contextmanager
+def bare_server() -> object:
+    """The bare app on a free port, as a stand-in with the `port` a RelaybayServer has."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--bare", str(port)],
+        cwd=Path(__file__).resolve().parent.parent,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "relaybay_site.settings"},
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                conn.request("GET", "/")
+                conn.getresponse().read()
+                conn.close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the bare ASGI app did not start") from None
+                time.sleep(0.1)
+        yield type("Bare", (), {"port": port})()
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 # --- the HTTP floor ----------------------------------------------------------------------
@@ -91,17 +164,19 @@ def floor(
     return latencies, len(latencies) / elapsed, sum(r for _, r in results)
 
 
-def http_floor(server: RelaybayServer) -> dict[str, float]:
+def http_floor(server: RelaybayServer, bare: object) -> dict[str, float]:
     bearer = {"Authorization": f"Bearer {server.token}"}
     rows, medians = [], {}
-    for label, path, headers in (
-        ("GET /healthz", "/healthz", {}),
-        ("GET /api/stats (Bearer)", "/api/stats", bearer),
+    for label, target, path, headers in (
+        ("bare ASGI app, same daphne", bare, "/", {}),
+        ("GET /healthz", server, "/healthz", {}),
+        ("GET /api/stats (Bearer)", server, "/api/stats", bearer),
     ):
         for clients, count in ((1, SINGLE_REQUESTS), (CONCURRENT_CLIENTS, CONCURRENT_REQUESTS)):
-            latencies, rate, reconnects = floor(server, path, headers, clients, count)
+            latencies, rate, reconnects = floor(target, path, headers, clients, count)  # type: ignore[arg-type]
             p50, p99 = statistics.median(latencies), percentile(latencies, 99)
             medians[f"{path} x{clients}"] = p50
+            medians[f"{path} x{clients} rate"] = rate
             rows.append(
                 (
                     label,
@@ -202,10 +277,20 @@ def fanout(server: RelaybayServer, slug: str = "bench") -> None:
 
 def main() -> None:
     began = time.perf_counter()
-    with private_server() as server:
+    with private_server() as server, bare_server() as bare:
         print(f"relaybay serve on {server.base_url} (daphne, access log on, temp data folder)")
-        medians = http_floor(server)
-        healthz = medians["/healthz x1"]
+        print(f"bare ASGI app on 127.0.0.1:{bare.port} (same daphne and HTTP factory)")  # type: ignore[attr-defined]
+        medians = http_floor(server, bare)
+        healthz, floor_ = medians["/healthz x1"], medians["/ x1"]
+        ratio = healthz / floor_
+        rate, bare_rate = medians["/healthz x20 rate"], medians["/ x20 rate"]
+        verdict = "meets" if ratio <= FLOOR_RATIO_TARGET else "MISSES"
+        print(
+            f"\n/healthz p50 from 1 client: {ratio:.2f}× the bare ASGI app "
+            f"({healthz * 1000:.2f} ms vs {floor_ * 1000:.2f} ms), {verdict} the "
+            f"≤ {FLOOR_RATIO_TARGET:.0f}× target (§10). 20 clients: /healthz "
+            f"{rate:.0f} req/s, bare {bare_rate:.0f} req/s ({rate / bare_rate:.2f}×)."
+        )
         print(
             f"\nfloor = GET /healthz p50 from 1 client: {healthz * 1000:.2f} ms. "
             f"Authenticated no-op: {medians['/api/stats x1'] / healthz:.2f}× the floor. "
@@ -217,4 +302,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--bare":
+        _serve_bare(int(sys.argv[2]))
+    else:
+        main()

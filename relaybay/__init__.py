@@ -4,12 +4,21 @@ Kept free of imports: every hook event runs `python -I -m relaybay.hook_client`,
 imports this package first, and importlib.metadata alone costs about 40 ms of start-up.
 """
 
+_version: str | None = None
+
 
 def get_version() -> str:
-    """The installed package's version: pyproject.toml is the only place it is written."""
-    from importlib.metadata import PackageNotFoundError, version
+    """The installed package's version: pyproject.toml is the only place it is written.
 
-    try:
-        return version("relaybay")
-    except PackageNotFoundError:  # running from a checkout that was never installed
-        return "0+unknown"
+    Read once per process: importlib.metadata parses the package's metadata with the email
+    parser (about 2 ms), and /healthz and every page's frame ask for it (issue 18).
+    """
+    global _version
+    if _version is None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            _version = version("relaybay")
+        except PackageNotFoundError:  # running from a checkout that was never installed
+            _version = "0+unknown"
+    return _version

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from typing import Any
 
@@ -27,6 +28,7 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 from core import live, security  # noqa: E402
 from core.mcp import transport_security  # noqa: E402
 from relaybay_site.mcp_server import build_server  # noqa: E402
+from relaybay_site.views import healthz_answer  # noqa: E402
 from sessions import hooks, wake  # noqa: E402
 from sessions.activity import flush_pending_activity  # noqa: E402
 
@@ -43,6 +45,29 @@ async def _plain(send: Any, status: int, text: str, extra: list | None = None) -
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+class _Healthz:
+    """GET / HEAD /healthz answered on the event loop: Django's handler costs three hops to
+    its sync thread per request (request_started, the view, request_finished), which made
+    the product's floor 8× a bare ASGI app under the same daphne (issue 18). The body is
+    the view's, encoded once, since nothing in it changes while the process runs."""
+
+    path = "/healthz"
+    _start: dict[str, Any] | None = None
+    _body = b""
+
+    @classmethod
+    async def answer(cls, send: Any, method: str) -> None:
+        if cls._start is None:
+            cls._body = json.dumps(healthz_answer()).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(cls._body)).encode()),
+            ]
+            cls._start = {"type": "http.response.start", "status": 200, "headers": headers}
+        await send(cls._start)
+        await send({"type": "http.response.body", "body": b"" if method == "HEAD" else cls._body})
 
 
 def _with_security_headers(send: Any) -> Any:
@@ -98,6 +123,9 @@ class RelaybayApp:
                 "Authorization: Bearer <token> required (run `relaybay token`).",
                 [(b"www-authenticate", b"Bearer")],
             )
+            return
+        if path == _Healthz.path and scope["method"] in ("GET", "HEAD"):
+            await _Healthz.answer(send, scope["method"])
             return
         if path == "/mcp":
             await self._ensure_manager()

@@ -27,16 +27,23 @@ def _startup_rules_hash() -> str:
     return effective_rules(cfg.rules, cfg.rules_mode).hash
 
 
+def healthz_answer() -> dict[str, str]:
+    """What /healthz says: the same for the whole life of the process (the token and the
+    rules are read once at start), so the outer ASGI app serves it without Django."""
+    return {
+        "status": "ok",
+        "version": get_version(),
+        "token_id": tokens.token_id(current_token()),
+        "rules_hash": _startup_rules_hash(),
+    }
+
+
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Public: lets setup, doctor and scripts see which server and token answer."""
-    return JsonResponse(
-        {
-            "status": "ok",
-            "version": get_version(),
-            "token_id": tokens.token_id(current_token()),
-            "rules_hash": _startup_rules_hash(),
-        }
-    )
+    """Public: lets setup, doctor and scripts see which server and token answer.
+
+    A running server answers GET and HEAD in relaybay_site/asgi.py before Django; this view
+    answers the other methods and Django's test client."""
+    return JsonResponse(healthz_answer())
 
 
 def api_stats(request: HttpRequest) -> JsonResponse:

@@ -220,10 +220,12 @@ class InboxGroup:
 CardExtras = Callable[[list["Task"]], dict[int, CardExtra]]
 PanelsFn = Callable[["Task"], list[TaskPanel]]
 InboxFn = Callable[[], InboxGroup | None]
+InboxCount = Callable[[], int]
 
 _card_extras: list[CardExtras] = []
 _panels: list[tuple[int, PanelsFn]] = []
 _inbox_groups: list[tuple[int, InboxFn]] = []
+_inbox_counts: dict[InboxFn, InboxCount] = {}
 
 
 def register_card_extras(fn: CardExtras) -> None:
@@ -251,11 +253,15 @@ def task_panels(task: Task) -> list[TaskPanel]:
     return [panel for _, fn in _panels for panel in fn(task)]
 
 
-def register_inbox_group(order: int, fn: InboxFn) -> None:
+def register_inbox_group(order: int, fn: InboxFn, count: InboxCount | None = None) -> None:
     """One more Inbox group (Review queue, Unlinked hook sessions, Agent replies …).
 
-    Idempotent, so a second ready() (tests) never shows a group twice.
+    `count`, when given, answers len(fn().rows) without building the rows: the sidebar
+    badge on every page asks for the total only. Idempotent, so a second ready() (tests)
+    never shows a group twice.
     """
+    if count is not None:
+        _inbox_counts[fn] = count
     if any(existing is fn for _, existing in _inbox_groups):
         return
     _inbox_groups.append((order, fn))
@@ -264,6 +270,18 @@ def register_inbox_group(order: int, fn: InboxFn) -> None:
 
 def inbox_groups() -> list[InboxGroup]:
     return [group for _, fn in _inbox_groups if (group := fn()) is not None]
+
+
+def inbox_total() -> int:
+    """The rows of every group: each group's count when it registered one, else its rows."""
+    total = 0
+    for _, fn in _inbox_groups:
+        count = _inbox_counts.get(fn)
+        if count is not None:
+            total += count()
+        elif (group := fn()) is not None:
+            total += len(group.rows)
+    return total
 
 
 # --- checks of the text a write carries ---------------------------------------------------

@@ -161,6 +161,9 @@ class Event(models.Model):
             models.Index(fields=["project", "id"], name="event_project_id"),
             models.Index(fields=["task", "id"], name="event_task_id"),
             models.Index(fields=["kind", "id"], name="event_kind_id"),
+            # A task's newest event of one kind in one seek: the Inbox's rule warnings read
+            # the last move of every shown task on every page (issue 18).
+            models.Index(fields=["task", "kind", "id"], name="event_task_kind_id"),
         ]
 
 

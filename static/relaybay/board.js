@@ -37,7 +37,7 @@
     var cards = document.querySelectorAll(".card[data-session]");
     for (var i = 0; i < cards.length; i++) {
       if (cards[i].getAttribute("data-session") === name) {
-        cardRefresh(cards[i].getAttribute("data-key"));
+        cardRefresh(cards[i].id.slice(5));  // id="card-<key>"
       }
     }
   });

@@ -4,6 +4,11 @@
 fixed number of queries whatever the task count: the project, one count per stage, the
 open tasks of the page, the done tasks of the page (capped) and one batched call per card
 extension. Templates only loop over what is computed here.
+
+An open column shows its first COLUMN_LIMIT cards (newest stage change first) and says how
+many more there are; "Show N more" asks for the column again with `shown_<stage>` raised by
+COLUMN_LIMIT, so the page stays bounded however many tasks agents create (issue 18) and the
+board state (which the live refresh sends back) keeps what the reader opened.
 """
 
 from __future__ import annotations
@@ -28,10 +33,23 @@ from tasks.selectors import is_next_step_stale
 # Wide screens show six columns on two pages (§2 Paged board).
 PAGES: tuple[tuple[str, ...], ...] = (("plan", "dev", "review", "test"), ("live", "done"))
 DONE_CAP = 200
+COLUMN_LIMIT = 50  # cards an open column shows before "Show N more" (4 columns ≈ 190 KiB)
+SHOWN_MAX = 10_000  # a `shown_<stage>` above this is read as this
+OPEN_STAGES = tuple(s for s in STAGES if s != "done")
 QUERY_MAX = 200
 HOOK_STATUSES = ("working", "waiting", "idle", "ended")
-# Long texts no card shows: left in the database (a board of hundreds of cards reads less).
-CARD_DEFERRED = ("description", "progress", "stage_note")
+# Columns no card or card extension reads: left in the database (a board of hundreds of cards
+# reads less, and every datetime left out is a converter call less per row).
+CARD_DEFERRED = (
+    "description",
+    "progress",
+    "stage_note",
+    "document_path",
+    "priority",
+    "size",
+    "created_at",
+    "updated_at",
+)
 # Links agent or extension text may carry: never a script (§9.8 untrusted content).
 
 
@@ -54,6 +72,7 @@ class BoardState:
     stage: str | None = None  # the phone's tab; implies its page
     q: str = ""
     archived: bool = False
+    shown: tuple[tuple[str, int], ...] = ()  # open columns showing more than COLUMN_LIMIT
 
     @classmethod
     def from_query(cls, query: Any) -> BoardState:
@@ -68,11 +87,33 @@ class BoardState:
             page = page_of(stage)
         q = (query.get("q") or "").strip()[:QUERY_MAX]
         archived = (query.get("archived") or "").strip().lower() in ("1", "true", "on", "yes")
-        return cls(page=page, stage=stage, q=q, archived=archived)
+        shown = []
+        for s in OPEN_STAGES:
+            try:
+                n = int((query.get(f"shown_{s}") or "0").strip())
+            except ValueError:
+                continue
+            if n > COLUMN_LIMIT:
+                shown.append((s, min(n, SHOWN_MAX)))
+        return cls(page=page, stage=stage, q=q, archived=archived, shown=tuple(shown))
 
     @property
     def selected(self) -> str:
         return self.stage or PAGES[self.page - 1][0]
+
+    def limit(self, stage: str) -> int:
+        """How many cards the open column `stage` shows."""
+        return dict(self.shown).get(stage, COLUMN_LIMIT)
+
+    def state_params(self, **shown: int) -> dict[str, str]:
+        """params() and the open columns' `shown_<stage>` (changed by `shown`): the query of
+        the page's own address and of its live refresh. Links to another page, tab, search
+        or the archive use params() and start every column at COLUMN_LIMIT again."""
+        out = self.params()
+        for s, n in {**dict(self.shown), **shown}.items():
+            if n > COLUMN_LIMIT:
+                out[f"shown_{s}"] = str(n)
+        return out
 
     def params(self, **changes: Any) -> dict[str, str]:
         """The query of this state (changed), without defaults: page=1, no stage …"""
@@ -253,6 +294,13 @@ class Column:
     capped: bool  # done only: more than DONE_CAP, the most recent shown
     archived_hidden: int  # done only: archived tasks left out (no search, archive off)
     empty_text: str
+    more: int = 0  # open columns: tasks beyond the shown cards
+    next_shown: int = 0  # open columns: the `shown_<stage>` of "Show N more"
+
+    @property
+    def next_batch(self) -> int:
+        """The N of "Show N more"."""
+        return min(self.more, self.next_shown - len(self.cards))
 
 
 @dataclass(frozen=True)
@@ -326,13 +374,15 @@ def _page_tasks(project: Project, state: BoardState, cutoff: datetime) -> list[T
     open_stages = [s for s in stages if s != "done"]
     tasks: list[Task] = []
     if open_stages:
-        # Newest stage change first: what an agent moved a second ago is on top.
-        tasks += list(
-            _filtered(project, state)
-            .filter(stage__in=open_stages)
-            .defer(*CARD_DEFERRED)
-            .order_by("-stage_changed_at", "-number")
-        )
+        # Newest stage change first: what an agent moved a second ago is on top. Each
+        # column's first state.limit(stage) ids come from a LIMIT subquery of its own, all
+        # in one query (a window over every open task cost more as the tasks grew).
+        newest = ("-stage_changed_at", "-number")
+        firsts = Q()
+        for s in open_stages:
+            ids = _filtered(project, state).filter(stage=s).order_by(*newest).values("id")
+            firsts |= Q(id__in=ids[: state.limit(s)])
+        tasks += list(Task.objects.filter(firsts).defer(*CARD_DEFERRED).order_by(*newest))
     if "done" in stages:
         done = _filtered(project, state).filter(stage="done")
         if not (state.q or state.archived):
@@ -360,6 +410,8 @@ def board_data(project: Project, state: BoardState) -> Board:
             capped=s == "done" and counts[s] > DONE_CAP,
             archived_hidden=hidden if s == "done" else 0,
             empty_text=_empty_text(s, state, hidden),
+            more=0 if s == "done" else max(0, counts[s] - len(by_stage[s])),
+            next_shown=0 if s == "done" else state.limit(s) + COLUMN_LIMIT,
         )
         for s in PAGES[state.page - 1]
     ]

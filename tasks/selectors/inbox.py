@@ -12,11 +12,23 @@ Every group costs a fixed number of queries whatever its length; archived done t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import (
+    Count,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
 from django.utils import timezone
 
 from core.display import ago, stage_label
@@ -60,14 +72,24 @@ def task_row(task: Task, detail: str, href: str = "") -> InboxRow:
     )
 
 
+def _is_owner() -> Callable[[str], bool]:
+    """Whether a waiting_on names the owner: one of owner_names, case-insensitive, trimmed.
+    Python compares, not SQL: SQLite's lower() only folds ASCII, owner names need not be."""
+    names = {n.strip().casefold() for n in settings.RELAYBAY.owner_names if n.strip()}
+    return lambda waiting_on: waiting_on.strip().casefold() in names
+
+
+def _waiting_candidates() -> QuerySet[Task]:
+    """Open tasks with someone to wait on: what both the group and its count read."""
+    return Task.objects.exclude(stage="done").exclude(waiting_on="")
+
+
 def waiting_on_you() -> InboxGroup:
     """Open tasks whose waiting_on is one of owner_names (case-insensitive, trimmed)."""
-    names = {n.strip().casefold() for n in settings.RELAYBAY.owner_names if n.strip()}
-    # One query; Python compares, not SQL: SQLite's lower() only folds ASCII, owner names
-    # need not be. Only open tasks with someone to wait on are read, few columns of them.
+    is_owner = _is_owner()
+    # One query, few columns of the open tasks with someone to wait on.
     candidates = (
-        Task.objects.exclude(stage="done")
-        .exclude(waiting_on="")
+        _waiting_candidates()
         .select_related("project")
         .only(
             "key",
@@ -81,7 +103,7 @@ def waiting_on_you() -> InboxGroup:
         )
         .order_by("updated_at", "id")
     )
-    tasks = [t for t in candidates if t.waiting_on.strip().casefold() in names]
+    tasks = [t for t in candidates if is_owner(t.waiting_on)]
     rows = []
     for task in tasks:
         detail = f"In {stage_label(task.stage)}"
@@ -89,6 +111,30 @@ def waiting_on_you() -> InboxGroup:
             detail += f" · next: {task.next_step}"
         rows.append(task_row(task, detail))
     return InboxGroup(id="waiting-on-you", title="Waiting on you", rows=tuple(rows))
+
+
+def waiting_on_you_count() -> int:
+    """len(waiting_on_you().rows) from one GROUP BY: one row per distinct waiting_on, not
+    one object per open task (the badge on every page, issue 18)."""
+    is_owner = _is_owner()
+    counts = _waiting_candidates().values_list("waiting_on").annotate(n=Count("id")).order_by()
+    return sum(n for waiting_on, n in counts if is_owner(waiting_on))
+
+
+def _last_moves_with_warnings() -> QuerySet[Event]:
+    """For each task the board still shows, its newest task.stage_changed event (the
+    (task, kind, id) index), kept when its payload has a warnings key."""
+    last_move = (
+        Event.objects.filter(task_id=OuterRef("pk"), kind=str(EventKind.TASK_STAGE_CHANGED))
+        .order_by("-id")
+        .values("id")[:1]
+    )
+    last_moves = Task.objects.filter(not_archived()).annotate(last=Subquery(last_move))
+    return Event.objects.filter(id__in=last_moves.values("last"), payload__has_key="warnings")
+
+
+def _warnings(payload: dict[str, Any]) -> list[str]:
+    return [str(w) for w in payload.get("warnings") or []]
 
 
 def rule_warnings() -> InboxGroup:
@@ -99,20 +145,10 @@ def rule_warnings() -> InboxGroup:
     shown task rather than a GROUP BY over every move ever made: archived tasks pile up,
     the shown ones do not.
     """
-    last_move = (
-        Event.objects.filter(task_id=OuterRef("pk"), kind=str(EventKind.TASK_STAGE_CHANGED))
-        .order_by("-id")
-        .values("id")[:1]
-    )
-    last_moves = Task.objects.filter(not_archived()).annotate(last=Subquery(last_move))
-    events = (
-        Event.objects.filter(id__in=last_moves.values("last"), payload__has_key="warnings")
-        .select_related("task", "task__project")
-        .order_by("id")
-    )
+    events = _last_moves_with_warnings().select_related("task", "task__project").order_by("id")
     rows = []
     for event in events:
-        warnings = [str(w) for w in event.payload.get("warnings") or []]
+        warnings = _warnings(event.payload)
         if not warnings:
             continue
         move = f"{event.payload.get('from')} → {event.payload.get('to')}"
@@ -121,15 +157,24 @@ def rule_warnings() -> InboxGroup:
     return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows))
 
 
+def rule_warnings_count() -> int:
+    """len(rule_warnings().rows) as one COUNT: the one write path stores "warnings" only as
+    a non-empty list (tasks/services/_taskwrite.py), which is what a row needs."""
+    length = Func(
+        F("payload"), Value("$.warnings"), function="JSON_ARRAY_LENGTH", output_field=IntegerField()
+    )
+    return _last_moves_with_warnings().annotate(n=length).filter(n__gt=0).count()
+
+
+def _not_logged_tasks() -> QuerySet[Task]:
+    return Task.objects.filter(stage="done", tracker_logged=False)
+
+
 def not_logged() -> InboxGroup | None:
     """Done tasks without the tracker's work-log mark; only with require_tracker_log."""
     if not settings.RELAYBAY.require_tracker_log:
         return None
-    tasks = (
-        Task.objects.filter(stage="done", tracker_logged=False)
-        .select_related("project")
-        .order_by("closed_at", "id")
-    )
+    tasks = _not_logged_tasks().select_related("project").order_by("closed_at", "id")
     now = timezone.now()
     rows = []
     for task in tasks:
@@ -139,17 +184,23 @@ def not_logged() -> InboxGroup | None:
     return InboxGroup(id="not-logged", title="Not logged in the tracker", rows=tuple(rows))
 
 
+def not_logged_count() -> int:
+    if not settings.RELAYBAY.require_tracker_log:
+        return 0
+    return _not_logged_tasks().count()
+
+
 _OWN_GROUPS = (
-    (ORDER_WAITING_ON_YOU, waiting_on_you),
-    (ORDER_RULE_WARNINGS, rule_warnings),
-    (ORDER_NOT_LOGGED, not_logged),
+    (ORDER_WAITING_ON_YOU, waiting_on_you, waiting_on_you_count),
+    (ORDER_RULE_WARNINGS, rule_warnings, rule_warnings_count),
+    (ORDER_NOT_LOGGED, not_logged, not_logged_count),
 )
 
 
 def register() -> None:
     """Register the tasks app's own groups (called from TasksConfig.ready())."""
-    for order, fn in _OWN_GROUPS:
-        extensions.register_inbox_group(order, fn)
+    for order, fn, count in _OWN_GROUPS:
+        extensions.register_inbox_group(order, fn, count)
 
 
 # --- the page and the badge ------------------------------------------------------------------
@@ -165,3 +216,9 @@ def inbox() -> Inbox:
     register()
     groups = [g for g in extensions.inbox_groups() if g.rows]
     return Inbox(groups=groups, total=sum(len(g.rows) for g in groups))
+
+
+def inbox_total() -> int:
+    """The sidebar badge: Inbox().total, counted without building the rows (issue 18)."""
+    register()
+    return extensions.inbox_total()

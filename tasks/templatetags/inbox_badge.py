@@ -17,11 +17,11 @@ logger = logging.getLogger(__name__)
 
 @register.inclusion_tag("tasks/partials/inbox_badge.html", takes_context=True)
 def inbox_badge(context: template.Context) -> dict[str, Any]:
-    from tasks.selectors.inbox import Inbox, inbox
+    from tasks.selectors.inbox import Inbox, inbox_total
 
     known = context.get("inbox")  # the Inbox page has just counted it
     try:
-        total = known.total if isinstance(known, Inbox) else inbox().total
+        total = known.total if isinstance(known, Inbox) else inbox_total()
     except Exception:
         # A broken Inbox group must not take every page down with it; /inbox shows the error.
         logger.exception("the Inbox badge could not be counted")

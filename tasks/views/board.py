@@ -1,16 +1,17 @@
 """The project board `/p/<slug>` and the fragments its live updates refetch (§2).
 
 Reads only: every write reaches the board through the services and comes back as an
-event. Three routes, one set of partials:
+event. Four routes, one set of partials:
 - `/p/<slug>`: the page (with the task dialog already open for `?task=<key>`);
 - `/p/<slug>/board/columns`: the columns of one board state (pager, stage tabs, search,
   archive and the live refresh after task.created / task.stage_changed);
+- `/p/<slug>/board/column/<stage>`: one column of a board state, for its "Show N more";
 - `/p/<slug>/card/<key>`: one card (live refresh after its other events).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -23,6 +24,7 @@ from core.errors import NotFound
 from tasks.models import Project
 from tasks.selectors import get_project
 from tasks.selectors.board import (
+    OPEN_STAGES,
     Board,
     BoardState,
     board_data,
@@ -50,16 +52,29 @@ def _link(base: str, columns: str, params: dict[str, str]) -> Link:
     )
 
 
+def _more_links(board: Board, base: str) -> dict[str, Link]:
+    """Per open column with more tasks: the page, and the column alone, with more shown."""
+    links = {}
+    for column in board.columns:
+        if column.more:
+            query = query_string(board.state.state_params(**{column.stage: column.next_shown}))
+            one = reverse("board_column", args=[board.project.slug, column.stage])
+            links[column.stage] = Link(href=base + query, hx=one + query)
+    return links
+
+
 def _context(board: Board) -> dict[str, Any]:
     state = board.state
     base = reverse("board", args=[board.project.slug])
     columns = reverse("board_columns", args=[board.project.slug])
+    more = _more_links(board, base)
     return {
         "board": board,
         "project": board.project,
         "project_slug": board.project.slug,
+        "columns": [(c, more.get(c.stage)) for c in board.columns],
         "urls": {
-            "self": base + query_string(state.params()),
+            "self": base + query_string(state.state_params()),
             "columns": columns,
             "search": f"{columns}?nav=replace",
             "submit": f"{columns}?nav=push",
@@ -68,7 +83,7 @@ def _context(board: Board) -> dict[str, Any]:
             (n, label, _link(base, columns, state.params(page=n, stage=None)), n == state.page)
             for n, label in enumerate(board.page_labels, 1)
         ],
-        "state_params": list(state.params().items()),
+        "state_params": list(state.state_params().items()),
         "archive_link": _link(base, columns, state.params(archived=not state.archived)),
         "tabs": [(tab, _link(base, columns, tab.params)) for tab in board.tabs],
     }
@@ -136,6 +151,31 @@ def columns(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
+def column(request: HttpRequest, slug: str, stage: str) -> HttpResponse:
+    """One open column of a board state ("Show N more" swaps it whole, through the same
+    card partial), and that state out of band, so the live refresh keeps it."""
+    try:
+        project = get_project(slug)
+    except NotFound as exc:
+        return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
+    if stage not in OPEN_STAGES:
+        return HttpResponse(
+            f"Unknown open stage “{stage}”: one of {', '.join(OPEN_STAGES)}.",
+            status=404,
+            content_type="text/plain; charset=utf-8",
+        )
+    state = BoardState.from_query(request.GET)
+    if page_of(stage) != state.page:
+        state = replace(state, page=page_of(stage), stage=None)
+    context = _context(board_data(project, state))
+    context["column"], context["more_link"] = next(
+        pair for pair in context["columns"] if pair[0].stage == stage
+    )
+    context["oob"] = True
+    return _fragment("tasks/partials/column_response.html", context)
+
+
+@require_safe
 def card(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     """One card, rendered by the same partial as the first render."""
     try:
@@ -149,5 +189,6 @@ def card(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 urlpatterns = [
     path("p/<str:slug>", board, name="board"),
     path("p/<str:slug>/board/columns", columns, name="board_columns"),
+    path("p/<str:slug>/board/column/<str:stage>", column, name="board_column"),
     path("p/<str:slug>/card/<str:key>", card, name="board_card"),
 ]

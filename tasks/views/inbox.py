@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 from core.errors import NotFound
 from tasks.selectors import get_task
 from tasks.selectors.activity import task_href
-from tasks.selectors.inbox import inbox
+from tasks.selectors.inbox import inbox, inbox_total
 
 
 @require_safe
@@ -34,7 +34,7 @@ def inbox_groups(request: HttpRequest) -> HttpResponse:
 @require_safe
 def inbox_badge(request: HttpRequest) -> HttpResponse:
     """`/inbox/badge`: the sidebar badge (the total number of rows, hidden at zero)."""
-    html = render_to_string("tasks/partials/inbox_badge.html", {"inbox_badge_total": inbox().total})
+    html = render_to_string("tasks/partials/inbox_badge.html", {"inbox_badge_total": inbox_total()})
     return HttpResponse(html)
 
 

@@ -17,6 +17,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
+from tasks.selectors.board import COLUMN_LIMIT
 from tests.browser.helpers import sign_in, wait_state
 from tests.support.mcp_client import call_tool, mcp_client, run_async, text_of
 from tests.support.server import RelaybayServer
@@ -192,6 +193,36 @@ def test_events_of_another_project_leave_the_board_alone(server, new_page):
     expect(count(page, "plan")).to_have_text("2")
     assert [u for u in requests if "/p/busy" in u] == []
     assert len([u for u in requests if "/board/columns" in u]) == 1
+    w.assert_clean()
+
+
+def test_show_n_more_adds_a_long_columns_cards_and_the_live_refresh_keeps_them(server, new_page):
+    project(server, "long", "Long")
+    extra = 3
+    burst(
+        server,
+        [
+            ("task_create", {"project": "long", "title": f"t{n}", "stage": "dev"})
+            for n in range(COLUMN_LIMIT + extra)
+        ],
+    )
+    w = new_page(**DESKTOP)
+    page = open_board(w, server, "/p/long")
+    cards = page.locator("#col-dev .card")
+    expect(cards).to_have_count(COLUMN_LIMIT)
+    expect(count(page, "dev")).to_have_text(str(COLUMN_LIMIT + extra))
+    more = page.locator("#col-dev .column-more-link")
+    expect(more).to_have_text(f"Show {extra} more")
+    more.click()
+    expect(cards).to_have_count(COLUMN_LIMIT + extra)
+    expect(page.locator("#col-dev .column-more-link")).to_have_count(0)
+    expect(page.locator("#board-state input[name=shown_dev]")).to_have_value(str(2 * COLUMN_LIMIT))
+    # An agent's new task refetches the columns with the board state: the column stays open
+    # and the new card is on top.
+    key = create(server, "long", "Newest", stage="dev")
+    expect(page.locator("#col-dev .card >> nth=0")).to_have_id(f"card-{key}")
+    expect(cards).to_have_count(COLUMN_LIMIT + extra + 1)
+    assert not_reloaded(page)
     w.assert_clean()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from html import unescape
 
 import pytest
 from django.conf import settings
@@ -18,6 +19,8 @@ from core.config import Config
 from core.security import COOKIE_NAME, current_token
 from tasks import extensions, services
 from tasks.extensions import CardExtra
+from tasks.selectors import board as board_selectors
+from tasks.selectors.board import COLUMN_LIMIT
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -342,8 +345,8 @@ def test_a_card_shows_key_title_waiting_on_branch_and_next_step(web):
     assert f'<span class="card-key">{task.key}</span>' in card
     assert f'href="/p/acme?task={task.key}"' in card
     assert ">Fix login</a>" in card
-    assert '<span class="card-line-value">owner</span>' in card
-    assert '<span class="card-line-value">fix/login</span>' in card
+    assert '<p class="card-waiting"><span>Waiting on</span> <span>owner</span></p>' in card
+    assert '<span class="visually-hidden">Branch</span> <span>fix/login</span>' in card
     assert '<p class="card-next">' in card
     assert "stale" not in card
 
@@ -368,7 +371,7 @@ def test_done_cards_hide_waiting_on_and_the_next_step(web):
     assert 'class="card is-done"' in card
     assert "Waiting on" not in card
     assert "card-next" not in card
-    assert '<span class="card-line-value">b</span>' in card
+    assert '<span class="visually-hidden">Branch</span> <span>b</span>' in card
 
 
 def test_the_tracker_badge_links_and_shows_the_logged_mark(web):
@@ -571,6 +574,99 @@ def test_with_require_tracker_log_an_unlogged_done_task_is_never_archived(
     assert page.count("not logged") == 2
 
 
+# --- long columns: the first cards and "Show N more" ------------------------------------------
+
+
+def more_link(page: str, stage: str) -> tuple[str, str, str] | None:
+    """(href, hx-get, N) of a column's "Show N more", the URLs unescaped."""
+    match = re.search(
+        rf'<a class="column-more-link" href="([^"]+)" hx-get="([^"]+)" '
+        rf'hx-target="#col-{stage}" hx-swap="outerHTML"[^>]*>Show (\d+) more</a>',
+        page,
+    )
+    return None if match is None else (unescape(match[1]), unescape(match[2]), match[3])
+
+
+def test_a_long_column_shows_its_first_cards_and_the_more_link_returns_the_rest(web):
+    p = make_project("acme")
+    tasks = [make_task(p, title=f"d{n}", stage="dev") for n in range(COLUMN_LIMIT + 7)]
+    make_task(p, title="short", stage="plan")
+    page = html(web.get("/p/acme"))
+    shown = column_keys(page, "dev")
+    newest_first = [t.key for t in reversed(tasks)]
+    assert shown == newest_first[:COLUMN_LIMIT]
+    assert count_of(page, "dev") == COLUMN_LIMIT + 7
+    link = more_link(page, "dev")
+    assert link is not None
+    assert link[2] == "7"
+    assert link[0] == f"/p/acme?shown_dev={2 * COLUMN_LIMIT}"
+    assert link[1] == f"/p/acme/board/column/dev?shown_dev={2 * COLUMN_LIMIT}"
+    assert more_link(page, "plan") is None  # a short column has no link
+    # The column again, through the same card partial, with every card; the state follows.
+    response = web.get(link[1])
+    assert response.status_code == 200
+    body = html(response)
+    assert body.lstrip().startswith('<section class="column column-dev"')
+    assert "<html" not in body
+    assert column_keys(body, "dev") == newest_first
+    assert more_link(body, "dev") is None
+    one = re.search(rf'<article class="card" id="card-{tasks[0].key}".*?</article>', body, re.S)
+    assert one.group(0).strip() == html(web.get(f"/p/acme/card/{tasks[0].key}")).strip()
+    state = re.search(r'<div id="board-state" hidden hx-swap-oob="true">(.*?)</div>', body)
+    assert state.group(1) == f'<input type="hidden" name="shown_dev" value="{2 * COLUMN_LIMIT}">'
+    # Without scripts the link is the page with the column open; the live refresh, which
+    # sends the board state back, keeps it open.
+    assert column_keys(html(web.get(link[0])), "dev") == newest_first
+    live = html(web.get(f"/p/acme/board/columns?shown_dev={2 * COLUMN_LIMIT}"))
+    assert column_keys(live, "dev") == newest_first
+    assert column_keys(html(web.get("/p/acme/board/columns")), "dev") == shown
+
+
+def test_a_column_says_how_many_more_beyond_the_next_batch(web, monkeypatch):
+    monkeypatch.setattr(board_selectors, "COLUMN_LIMIT", 2)
+    p = make_project("acme")
+    for n in range(7):
+        make_task(p, title=f"r{n}", stage="review")
+    page = html(web.get("/p/acme?stage=review&q=r"))
+    assert len(column_keys(page, "review")) == 2
+    assert '<span class="column-more-count">5 more</span>' in page
+    link = more_link(page, "review")
+    assert link[2] == "2"
+    assert "stage=review" in link[1]
+    assert "q=r" in link[1]
+    assert "shown_review=4" in link[1]
+    body = html(web.get(link[1]))
+    assert len(column_keys(body, "review")) == 4
+    assert more_link(body, "review")[2] == "2"
+    assert '<span class="column-more-count">3 more</span>' in body
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/p/acme/board/column/done", 404),
+        ("/p/acme/board/column/nope", 404),
+        ("/p/nope/board/column/dev", 404),
+        ("/p/acme/board/column/dev?shown_dev=abc", 200),
+        ("/p/acme/board/column/dev?shown_dev=-5", 200),
+        ("/p/acme/board/column/dev?shown_dev=99999999999", 200),
+        ("/p/acme/board/column/live?page=1", 200),
+    ],
+)
+def test_the_column_fragment_refuses_what_it_cannot_show_in_words(web, url, status):
+    p = make_project("acme")
+    make_task(p, title="one", stage="dev")
+    make_task(p, title="two", stage="live")
+    response = web.get(url)
+    assert response.status_code == status
+    if status == 404:
+        assert response["Content-Type"].startswith("text/plain")
+        assert "Traceback" not in html(response)
+        assert html(response).strip()
+    else:
+        assert len(re.findall(r'<article class="card', html(response))) == 1
+
+
 # --- query counts ----------------------------------------------------------------------------
 
 
@@ -589,6 +685,7 @@ def fill(project, n: int, card_extras) -> None:
         "/p/{slug}?q=t&archived=1",
         "/p/{slug}/board/columns?page=1&nav=push",
         "/p/{slug}/board/columns?page=2&q=t",
+        "/p/{slug}/board/column/dev?shown_dev=200",
     ],
 )
 def test_the_query_count_does_not_grow_with_the_tasks(

@@ -16,6 +16,7 @@ from core.config import load_config
 from core.security import current_token
 from tasks import extensions, services
 from tasks.extensions import InboxGroup, InboxRow
+from tasks.selectors.inbox import inbox
 from tests.support.board import signed_in_client
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task
 
@@ -298,6 +299,35 @@ def test_the_badge_counts_every_row_of_every_group(client, configure):
     done_task(project, "Unlogged")
     assert badge(client) == ("4", False)
     assert 'title="4 need you"' in page(client, "/inbox/badge")
+
+
+def test_the_badge_is_counted_with_the_rows_meaning_without_reading_the_rows(client, configure):
+    """The badge on every page counts (issue 18): the same number as the Inbox's rows, from
+    queries that read no task titles, so its cost does not grow with the open tasks."""
+    configure(owner_names=" Ольга , boss", require_tracker_log="true", done_window_days="0")
+    project, other = make_project("acme"), make_project("beta")
+    make_task(project, "For Olga", waiting_on="ОЛЬГА")
+    make_task(other, "For the boss", waiting_on=" Boss ")
+    make_task(project, "Not the owner any more", waiting_on="owner")
+    make_task(project, "Agent", waiting_on="agent-7")
+    finished = make_task(project, "Done, was waiting", waiting_on="boss")
+    move(finished, "done")  # done: not waiting; unlogged: Not logged counts it
+    warned = make_task(other, "Warned twice", size="L")
+    move(warned, "dev")
+    quiet = make_task(project, "Moved without warnings")
+    move(quiet, "dev", note="fine")
+    rows = inbox()
+    assert [g.id for g in rows.groups] == ["waiting-on-you", "rule-warnings", "not-logged"]
+    assert len(rows.groups[0].rows) == 2  # Ольга and boss, not "owner"
+    with CaptureQueriesContext(connection) as queries:
+        assert badge(client) == (str(rows.total), False)
+    sqls = [q["sql"] for q in queries.captured_queries]
+    waiting = [sql for sql in sqls if 'COUNT("tasks_task"."id") AS "n"' in sql]
+    assert len(waiting) == 1
+    assert '"tasks_task"."title"' not in waiting[0]
+    last_moves = [sql for sql in sqls if 'FROM "tasks_event"' in sql]
+    assert last_moves
+    assert all('"tasks_task"."title"' not in sql for sql in last_moves)
 
 
 def test_groups_registered_by_other_apps_render_in_order_with_their_link(client, extra_group):
