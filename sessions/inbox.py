@@ -10,6 +10,8 @@ links it with hook_session; those rows point at Settings → Integrations (§5).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.urls import reverse
 from django.utils import timezone
 
@@ -17,7 +19,7 @@ from core.display import ago
 from sessions import selectors
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow
-from tasks.selectors.activity import task_href
+from tasks.selectors.inbox import task_row
 
 ORDER = 50  # after Review queue, Waiting on you, Rule warnings, Not logged (tasks' orders)
 WAITING_ORDER = 5  # first: an agent stands still until someone answers
@@ -33,16 +35,11 @@ def waiting_group() -> InboxGroup | None:
     for w in waiting:
         since = ago(w.since, now) if w.since else "a while"
         detail = f"waiting since {since}: {w.summary}" if w.summary else f"waiting since {since}"
-        task = w.tasks[0] if w.tasks else None
-        rows.append(
-            InboxRow(
-                title=f"{w.name} · {task.title}" if task else w.name,
-                href=task_href(task.project.slug, task.key) if task else sessions_page,
-                detail=detail,
-                key=task.key if task else "",
-                project=task.project.slug if task else "",
-            )
-        )
+        if w.tasks:  # the task's row as every group shows it, headed by the session
+            row = task_row(w.tasks[0], detail)
+            rows.append(replace(row, title=f"{w.name} · {row.title}"))
+        else:
+            rows.append(InboxRow(title=w.name, href=sessions_page, detail=detail))
     return InboxGroup(id="agents-waiting", title="Agents waiting for an answer", rows=tuple(rows))
 
 

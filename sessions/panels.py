@@ -19,7 +19,7 @@ from core import tokens
 from core.links import link_pattern
 from core.security import current_token
 from sessions import selectors
-from sessions.models import KIND_DESKTOP, Session, TaskBinding
+from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding
 from tasks.extensions import (
     CardExtra,
     TaskPanel,
@@ -94,16 +94,27 @@ def panel_urls(slug: str, key: str) -> dict[str, str]:
 # --- cards -----------------------------------------------------------------------------------
 
 
+WAITING_CHIP = "chip-agent-waiting"
+
+
 def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
-    """{task id: the bound session's name, hook status and desktop link}, in one query."""
+    """{task id: the bound session's name, hook status and desktop link, and a "waiting:
+    <what on>" badge while it waits for an answer (sessions/waiting.py)}, in one query."""
     return {
         task_id: CardExtra(
+            badges=_waiting_badge(session),
             session_name=session.name,  # board.js matches it with the events' session
             hook_status=session.hook_status if session.hook_status in STATUS_WORDS else "",
             desktop_link=selectors.desktop_link(session) or "",
         )
         for task_id, session in selectors.bound_sessions(tasks).items()
     }
+
+
+def _waiting_badge(session: Session) -> tuple[tuple[str, str, str], ...]:
+    if session.hook_status != WAITING or not session.activity:
+        return ()
+    return ((f"waiting: {session.activity}", WAITING_CHIP, ""),)
 
 
 # --- the Sessions pages ----------------------------------------------------------------------

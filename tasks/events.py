@@ -136,6 +136,7 @@ def to_message(event: Event, project: str | None, key: str | None) -> LiveMessag
         "from": p.get("from"),
         "to": p.get("to"),
         "session": p.get("session"),
+        "waiting": p.get("waiting"),
         "summary": describe(event.kind, p),
     }
     return LiveMessage(id=event.id, kind=event.kind, project=project, data=data)
@@ -249,6 +250,7 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "session.seen": lambda p: f"session {p.get('session', '')} seen",
     "session.status_changed": lambda p: (
         f"{p.get('session', '')}: {p.get('from') or 'no status'} → {p.get('to')}"
+        + (f" ({p['waiting']})" if p.get("waiting") else "")
     ),
     "session.alias_added": lambda p: (
         f"{p.get('alias', '')} is now an alias of {p.get('session', '')}"

@@ -16,6 +16,7 @@ from sessions.models import (
     KIND_HOOK,
     KIND_NAMED,
     LINK_AGENT,
+    WAITING,
     Session,
     SessionAlias,
     SessionTodo,
@@ -165,13 +166,16 @@ def _status_events(session: Session, before: str, actor: str) -> list[Event]:
     bindings = TaskBinding.objects.select_related("task__project").filter(
         session=session, unbound_at__isnull=True
     )
+    payload = {"session": session.name, "from": before, "to": session.hook_status}
+    if session.hook_status == WAITING and session.activity:
+        payload["waiting"] = session.activity  # what on (sessions/waiting.py), redacted
     return [
         record_event(
             EventKind.SESSION_STATUS_CHANGED,
             project=b.task.project,
             task=b.task,
             actor=actor,
-            payload={"session": session.name, "from": before, "to": session.hook_status},
+            payload=payload,
         )
         for b in bindings
     ]

@@ -8,7 +8,9 @@
 // 2. Browser notifications (§2 Browser notification). With the permission granted, a
 //    task.stage_changed to review or test shows "Waiting for your acceptance: <key> <title>"
 //    (tag = the key: one per task); a click opens the task's Review tab. The permission is
-//    requested ONLY by the button on Settings → Notifications, never on page load.
+//    requested ONLY by the button on Settings → Notifications, never on page load. A session
+//    that starts waiting for an answer (session.status_changed to waiting) shows
+//    "<key> is waiting: <what on>".
 (function () {
   "use strict";
 
@@ -47,6 +49,7 @@
     if (concernsInbox(kind)) { inboxChanged(); }
     activityChanged();
     if (kind === "task.stage_changed") { notifyAcceptance(data); }
+    if (kind === "session.status_changed") { notifyWaiting(data); }
   });
 
   // --- browser notifications --------------------------------------------------------------
@@ -104,6 +107,19 @@
           body: data.summary || "",
         }, href);
       });
+  }
+
+  // An agent waiting for an answer (a permission, a question, a plan): "<key> is waiting:
+  // <what on>", one per task (the tag: a later one, or a replayed event, replaces it instead
+  // of stacking); a click opens the task's dialog.
+  function notifyWaiting(data) {
+    if (permission() !== "granted") { return; }
+    if (data.to !== "waiting" || !data.key) { return; }
+    var href = urlFor("board", { slug: data.project || "" }) + "?task=" + encodeURIComponent(data.key);
+    show(data.key + " is waiting: " + (data.waiting || "an answer"), {
+      tag: "waiting-" + data.key,
+      body: data.session ? "Session " + data.session : "",
+    }, href);
   }
 
   // --- Settings → Notifications -----------------------------------------------------------

@@ -161,3 +161,62 @@ def shot() -> Callable[[Any, str], Path]:
         return path
 
     return save
+
+
+# Records notifications and permission requests; `__fakePermission` (set by a test before
+# the page's scripts run) stands in for a browser that has not decided yet.
+NOTIFICATION_RECORDER = """
+(function () {
+  var Real = window.Notification;
+  window.__notes = [];
+  window.__permissionRequests = 0;
+  function Recorded(title, options) {
+    this.title = title;
+    this.tag = options && options.tag;
+    this.body = options && options.body;
+    this.onclick = null;
+    window.__notes.push(this);
+  }
+  Recorded.prototype.close = function () { this.closed = true; };
+  Object.defineProperty(Recorded, "permission", {
+    get: function () { return window.__fakePermission || (Real ? Real.permission : "denied"); },
+  });
+  Recorded.requestPermission = function () {
+    window.__permissionRequests += 1;
+    if (window.__fakePermission) { window.__fakePermission = "granted"; }
+    return Promise.resolve(Recorded.permission);
+  };
+  window.Notification = Recorded;
+})();
+"""
+
+
+@pytest.fixture
+def context_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
+    """Like `new_page`, with browser permissions and extra init scripts."""
+    contexts: list[Any] = []
+
+    def make(
+        *, permissions: list[str] | None = None, scripts: tuple[str, ...] = (), **viewport: int
+    ) -> WatchedPage:
+        context = browser.new_context(
+            viewport=viewport or {"width": 1440, "height": 900},
+            color_scheme="light",
+            reduced_motion="reduce",
+            permissions=permissions or [],
+        )
+        context.set_default_timeout(10_000)
+        context.add_init_script(CSP_WATCH)
+        context.add_init_script(NOTIFICATION_RECORDER)
+        for script in scripts:
+            context.add_init_script(script)
+        contexts.append(context)
+        page = context.new_page()
+        watched = WatchedPage(page)
+        page.on("console", lambda m: watched.console.append((m.type, m.text)))
+        page.on("pageerror", lambda e: watched.page_errors.append(str(e)))
+        return watched
+
+    yield make
+    for context in contexts:
+        context.close()

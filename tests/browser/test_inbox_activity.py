@@ -4,13 +4,13 @@ client; no page here ever reloads (a marker on `window` must survive every live 
 
 Browser notifications are observed by wrapping window.Notification in an init script
 (init scripts run outside the page's CSP) that records every notification and every
-permission request. Screenshots land in tests/artifacts/browser/.
+permission request (tests/browser/conftest.py: NOTIFICATION_RECORDER, `context_page`).
+Screenshots land in tests/artifacts/browser/.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +20,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from tests.browser.conftest import CSP_WATCH, WatchedPage
+from tests.browser.conftest import WatchedPage
 from tests.browser.helpers import sign_in, wait_state
 from tests.support.mcp_client import call_tool, mcp_client, run_async, text_of
 from tests.support.server import RelaybayServer
@@ -30,32 +30,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.integration]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
 
-# Records notifications and permission requests; `__fakePermission` (set by a test before
-# the page's scripts run) stands in for a browser that has not decided yet.
-NOTIFICATION_RECORDER = """
-(function () {
-  var Real = window.Notification;
-  window.__notes = [];
-  window.__permissionRequests = 0;
-  function Recorded(title, options) {
-    this.title = title;
-    this.tag = options && options.tag;
-    this.body = options && options.body;
-    this.onclick = null;
-    window.__notes.push(this);
-  }
-  Recorded.prototype.close = function () { this.closed = true; };
-  Object.defineProperty(Recorded, "permission", {
-    get: function () { return window.__fakePermission || (Real ? Real.permission : "denied"); },
-  });
-  Recorded.requestPermission = function () {
-    window.__permissionRequests += 1;
-    if (window.__fakePermission) { window.__fakePermission = "granted"; }
-    return Promise.resolve(Recorded.permission);
-  };
-  window.Notification = Recorded;
-})();
-"""
 UNDECIDED = "window.__fakePermission = 'default';"
 
 
@@ -104,37 +78,6 @@ def badge_count(page: Any) -> int:
     """The badge's number (0 when hidden)."""
     # text_content: on a phone the badge sits in the closed drawer, where innerText is empty.
     return int(page.locator("#inbox-badge").text_content() or 0)
-
-
-@pytest.fixture
-def context_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
-    """Like `new_page`, with browser permissions and extra init scripts."""
-    contexts: list[Any] = []
-
-    def make(
-        *, permissions: list[str] | None = None, scripts: tuple[str, ...] = (), **viewport: int
-    ) -> WatchedPage:
-        context = browser.new_context(
-            viewport=viewport or DESKTOP,
-            color_scheme="light",
-            reduced_motion="reduce",
-            permissions=permissions or [],
-        )
-        context.set_default_timeout(10_000)
-        context.add_init_script(CSP_WATCH)
-        context.add_init_script(NOTIFICATION_RECORDER)
-        for script in scripts:
-            context.add_init_script(script)
-        contexts.append(context)
-        page = context.new_page()
-        watched = WatchedPage(page)
-        page.on("console", lambda m: watched.console.append((m.type, m.text)))
-        page.on("pageerror", lambda e: watched.page_errors.append(str(e)))
-        return watched
-
-    yield make
-    for context in contexts:
-        context.close()
 
 
 # --- Inbox -------------------------------------------------------------------------------------

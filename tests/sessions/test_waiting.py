@@ -15,6 +15,7 @@ from sessions import services as session_services
 from sessions.hook_service import HookResult, hook_event
 from sessions.models import Session
 from tests.sessions.hook_payloads import payload
+from tests.support.board import signed_in_client
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -126,3 +127,14 @@ def test_the_inbox_lists_waiting_agents_longest_first_with_their_task():
     assert first.title != second.title  # the earlier wait first
     hook("PostToolUse.Bash")
     assert [r.key for r in inbox.waiting_group().rows] == [""]
+
+
+def test_the_sessions_page_says_what_a_session_waits_on():
+    bash("git push origin main")
+    permission()
+    html = signed_in_client().get("/sessions").content.decode()
+    assert "Waiting on</span>" in html
+    assert SUMMARY_HTML in html
+
+
+SUMMARY_HTML = '<span class="ss-activity-text">Bash git push origin main</span>'

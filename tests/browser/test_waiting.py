@@ -1,0 +1,75 @@
+"""Agents waiting for an answer in headless Chromium against a real server (issue 19 §2):
+a permission prompt through the hook endpoint puts "waiting: Bash git push origin main" on
+the task's card, in the Inbox group "Agents waiting for an answer" and in a browser
+notification; the next PostToolUse clears the card. At 1440 and 390 px."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from typing import Any
+
+import pytest
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
+    expect = None
+
+from tests.browser.helpers import sign_in, wait_state
+from tests.integration.test_hooks_comments import World
+from tests.support.server import RelaybayServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
+
+WIDTHS = {"desktop-1440": 1440, "phone": 390}
+_numbers = itertools.count(1)
+SUMMARY = "Bash git push origin main"
+
+
+def waiting_agent(server: RelaybayServer) -> World:
+    n = next(_numbers)
+    slug = f"wait-shop-{n}"
+    w = World(server, slug, f"{slug}-1", f"/home/dev/{slug}", f"wait-agent-{n}", str(uuid.uuid4()))
+    w.tool("project_upsert", slug=slug, repo_path=w.cwd)
+    w.tool("task_create", project=slug, title="Release the gift cards")
+    w.tool("task_bind_session", task=w.key, session=w.session)
+    w.hook("SessionStart.startup.print")
+    w.tool("task_update", task=w.key, next_step="Push", session=w.session, hook_session=w.cc_id)
+    return w
+
+
+def ask_permission(w: World) -> None:
+    w.hook("PreToolUse.Bash", tool_input={"command": "git push origin main", "description": "d"})
+    w.hook("Notification.permission_prompt.interactive")
+
+
+@pytest.mark.parametrize("name", list(WIDTHS))
+def test_a_permission_prompt_shows_on_the_card_the_inbox_and_as_a_notification(
+    server: RelaybayServer, context_page: Any, name: str
+) -> None:
+    w = waiting_agent(server)
+    watched = context_page(permissions=["notifications"], width=WIDTHS[name], height=900)
+    page = watched.page
+    sign_in(page, server, f"/p/{w.slug}")
+    wait_state(page, "live")
+
+    ask_permission(w)
+    card = page.locator(f"#card-{w.key}")
+    expect(card.locator(".chip-agent-waiting")).to_have_text(f"waiting: {SUMMARY}")
+    page.wait_for_function("() => window.__notes.length >= 1")
+    note = page.evaluate("({title: __notes[0].title, tag: __notes[0].tag})")
+    assert note == {"title": f"{w.key} is waiting: {SUMMARY}", "tag": f"waiting-{w.key}"}
+
+    page.goto(f"{server.base_url}/inbox")
+    group = page.locator("#inbox-agents-waiting")
+    expect(group).to_contain_text("Agents waiting for an answer")
+    expect(group).to_contain_text(f"{w.session} · Release the gift cards")
+    expect(group).to_contain_text(SUMMARY)
+    watched.remember_violations()
+
+    w.hook("PostToolUse.Bash")
+    page.goto(f"{server.base_url}/p/{w.slug}")
+    expect(page.locator(f"#card-{w.key}")).to_be_visible()
+    expect(page.locator(f"#card-{w.key} .chip-agent-waiting")).to_have_count(0)
+    watched.assert_clean()
