@@ -199,6 +199,40 @@ SETTINGS: tuple[Setting, ...] = (
         maximum=100_000,
     ),
     Setting(
+        "stuck_repeat_calls",
+        "int",
+        5,
+        "Possibly stuck: the same tool with the same input this many times in a row (0 turns "
+        "it off; see docs/signals.md).",
+        minimum=0,
+        maximum=1000,
+    ),
+    Setting(
+        "stuck_minutes",
+        "int",
+        45,
+        "Possibly stuck: working this many minutes without a relaybay write to the task or a "
+        "plan step change (0 turns it off).",
+        minimum=0,
+        maximum=100_000,
+    ),
+    Setting(
+        "forgotten_unbound_minutes",
+        "int",
+        10,
+        "Forgotten sessions: working this many minutes with no bound task (0 turns it off).",
+        minimum=0,
+        maximum=100_000,
+    ),
+    Setting(
+        "forgotten_idle_hours",
+        "int",
+        24,
+        "Forgotten sessions: not ended but idle this many hours (0 turns it off).",
+        minimum=0,
+        maximum=100_000,
+    ),
+    Setting(
         "policy_file",
         "str",
         "policy.json",

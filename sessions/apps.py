@@ -39,3 +39,8 @@ class AgentSessionsConfig(AppConfig):
         from sessions import turn_end
 
         turn_end.register()
+
+        # Possibly stuck: the same tool call again and again (hashes only).
+        from sessions import stuck
+
+        stuck.register()

@@ -49,6 +49,7 @@ class HookCall:
     session: Session | None
     exact: bool
     headers: Mapping[str, str] = field(default_factory=dict)
+    actor: str = "hook"  # who the hook service writes as (core.actor.HOOK); events use it
 
 
 @dataclass

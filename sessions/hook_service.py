@@ -142,6 +142,7 @@ def hook_event(
             session=session,
             exact=session.cc_exact and session.cc_session_id == cc_id,
             headers=headers,
+            actor=actor,
         )
         answer = HookAnswer()
         if event == "SessionStart":

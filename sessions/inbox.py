@@ -16,13 +16,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.display import ago
-from sessions import selectors
+from sessions import forgotten, selectors, stuck
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.selectors.inbox import task_row
 
 ORDER = 50  # after Review queue, Waiting on you, Rule warnings, Not logged (tasks' orders)
 WAITING_ORDER = 5  # first: an agent stands still until someone answers
+STUCK_ORDER = 6
+FORGOTTEN_ORDER = 55
 
 
 def waiting_group() -> InboxGroup | None:
@@ -64,4 +66,6 @@ def unlinked_group() -> InboxGroup | None:
 
 def register() -> None:
     extensions.register_inbox_group(WAITING_ORDER, waiting_group)
+    extensions.register_inbox_group(STUCK_ORDER, stuck.stuck_group)
+    extensions.register_inbox_group(FORGOTTEN_ORDER, forgotten.forgotten_group)
     extensions.register_inbox_group(ORDER, unlinked_group)

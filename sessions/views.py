@@ -20,8 +20,9 @@ from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from core import actor
+from core import actor, flash
 from core.errors import DomainError, NotFound
+from core.security import owner_only
 from sessions import panels, services
 from sessions.forms import parse_bind, parse_unbind
 from tasks.models import Project, Task
@@ -177,3 +178,18 @@ def session_unbind(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     except DomainError as exc:
         return _answer(request, task, exc)
     return _answer(request, task, None)
+
+
+@require_POST
+@owner_only(
+    "Refused: dismissing a session acts only for a signed-in browser (board cookie and CSRF "
+    "token), not with the Bearer token."
+)
+def session_dismiss(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The Inbox's Dismiss on a forgotten session: marked ended, back to the Inbox."""
+    try:
+        session = services.session_dismiss(session_id=session_id, actor=actor.OWNER)
+    except NotFound as exc:
+        return _not_found(str(exc))
+    message = flash.Flash(f"Session {session.name} dismissed (marked ended).")
+    return flash.redirect_with(request, reverse("inbox"), message)

@@ -33,6 +33,7 @@ class EventKind(StrEnum):
     SESSION_STATUS_CHANGED = "session.status_changed"
     SESSION_ALIAS_ADDED = "session.alias_added"
     SESSION_TODO_UPDATED = "session.todo_updated"
+    SESSION_STUCK = "session.stuck"
     COMMENT_ADDED = "comment.added"
     COMMENT_DELIVERED = "comment.delivered"
     COMMENT_READ = "comment.read"
@@ -255,6 +256,7 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "session.alias_added": lambda p: (
         f"{p.get('alias', '')} is now an alias of {p.get('session', '')}"
     ),
+    "session.stuck": lambda p: f"{p.get('session', '')}: possibly stuck — {p.get('reason', '')}",
     "session.todo_updated": lambda p: (
         f"{p.get('session', '')}: todo of {p.get('items', 0)} item(s)"
         + (f", now {p['in_progress']}" if p.get("in_progress") else "")

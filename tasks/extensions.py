@@ -207,6 +207,9 @@ class InboxRow:
     detail: str = ""
     key: str = ""
     project: str = ""
+    # One POST button after the row (e.g. Dismiss a forgotten session): its URL and label.
+    action_url: str = ""
+    action_label: str = ""
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,9 @@ TABLE: dict[str, Fragment] = {
             "review.step_*",
             "session.seen",
             "session.status_changed",
+            "session.stuck",
+            "report.added",  # progress: clears "Possibly stuck"
+            "plan.step_updated",
             "comment.added",
             "comment.read",
             "environment.proposed",

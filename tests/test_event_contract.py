@@ -27,7 +27,7 @@ from plans import services as plan_services
 from policy import global_file
 from policy import services as policy_services
 from reviews import services as review_services
-from sessions import activity
+from sessions import activity, stuck
 from sessions import services as session_services
 from sessions.hook_service import hook_event
 from sessions.models import Session
@@ -429,6 +429,16 @@ def _() -> Case:
         [("session.status_changed", keys("session", "from", "to"))],
         "alice",
     )
+
+
+@contract("session.stuck")
+def _() -> Case:
+    bound_to_alice()
+    stuck.forget()
+    call = partial(hook_event, payload=payload("PreToolUse.Bash", session_id=ALICE_CC), actor=ACTOR)
+    for _ in range(4):  # the fifth identical call in a row crosses stuck_repeat_calls
+        call()
+    return Case(call, [("session.stuck", keys("session", "reason"))], "alice")
 
 
 @contract("session.alias_added")

@@ -13,7 +13,9 @@ from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_safe
 
+from core import flash, tokens
 from core.errors import NotFound
+from core.security import current_token
 from tasks.selectors import get_task
 from tasks.selectors.activity import task_href
 from tasks.selectors.inbox import inbox, inbox_total
@@ -22,13 +24,15 @@ from tasks.selectors.inbox import inbox, inbox_total
 @require_safe
 def inbox_page(request: HttpRequest) -> HttpResponse:
     """`/inbox`: everything that needs the owner, grouped, with a count per group."""
-    return render(request, "tasks/inbox.html", {"inbox": inbox()})
+    context = {"inbox": inbox(), "flash": flash.take(request)}  # e.g. a session dismissed
+    return flash.forget(request, render(request, "tasks/inbox.html", context))
 
 
 @require_safe
 def inbox_groups(request: HttpRequest) -> HttpResponse:
     """`/inbox/groups`: the list the page refetches."""
-    return HttpResponse(render_to_string("tasks/partials/inbox_groups.html", {"inbox": inbox()}))
+    context = {"inbox": inbox(), "csrf_token": tokens.csrf_token(current_token())}
+    return HttpResponse(render_to_string("tasks/partials/inbox_groups.html", context))
 
 
 @require_safe

@@ -1,0 +1,92 @@
+"""Forgotten sessions (issue 19 §4): sessions working with no task, and sessions nobody
+ended that have been idle for a day.
+
+- working for more than `forgotten_unbound_minutes` (default 10) with no bound task: the
+  session is active now (its last activity within that window) and relaybay has known it
+  longer than the window, yet no task is bound to it;
+- not ended and idle for more than `forgotten_idle_hours` (default 24): its last activity
+  (or, without one, when it was last seen or made) is older than that.
+
+The Inbox group "Forgotten sessions" lists them with what to do: a desktop session's row
+opens it in the desktop app; every row has Dismiss (sessions.services.session_dismiss) and
+says where to bind it (a task's Session panel). Computed from the sessions table when the
+Inbox is built; nothing is stored for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Exists, OuterRef
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+from django.utils import timezone
+
+from core.display import ago
+from sessions import selectors
+from sessions.models import ENDED, WORKING, Session, TaskBinding
+from tasks.extensions import InboxGroup, InboxRow
+
+SHOWN = 100
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    session: Session
+    reason: str
+    since: datetime
+
+
+def forgotten_sessions(now: datetime | None = None) -> list[Forgotten]:
+    """The forgotten sessions, the longest forgotten first; two queries."""
+    now = now or timezone.now()
+    cfg = settings.RELAYBAY
+    bound = TaskBinding.objects.filter(session=OuterRef("pk"), unbound_at__isnull=True)
+    found: dict[int, Forgotten] = {}
+    if cfg.forgotten_idle_hours > 0:
+        cutoff = now - timedelta(hours=cfg.forgotten_idle_hours)
+        idle = (
+            Session.objects.exclude(hook_status=ENDED)
+            .annotate(last=Coalesce("activity_at", "last_seen_at", "created_at"))
+            .filter(last__lt=cutoff)
+            .order_by("last")[:SHOWN]
+        )
+        for s in idle:
+            found[s.pk] = Forgotten(s, f"idle since {ago(s.last, now)}, not ended", s.last)
+    if cfg.forgotten_unbound_minutes > 0:
+        window = timedelta(minutes=cfg.forgotten_unbound_minutes)
+        unbound = (
+            Session.objects.filter(hook_status=WORKING, activity_at__gte=now - window)
+            .filter(created_at__lt=now - window)
+            .exclude(Exists(bound))
+            .order_by("created_at")[:SHOWN]
+        )
+        for s in unbound:
+            minutes = int((now - s.created_at).total_seconds() // 60)
+            reason = f"working with no task bound (known for {minutes} min)"
+            found.setdefault(s.pk, Forgotten(s, reason, s.created_at))
+    return sorted(found.values(), key=lambda f: f.since)
+
+
+def forgotten_group() -> InboxGroup | None:
+    forgotten = forgotten_sessions()
+    if not forgotten:
+        return None
+    rows = []
+    for f in forgotten:
+        s = f.session
+        desktop = selectors.desktop_link(s) or ""
+        where = "open it in desktop, or " if desktop else ""
+        rows.append(
+            InboxRow(
+                title=s.title or s.name,
+                href=desktop or reverse("sessions"),
+                detail=f"{f.reason} · {where}bind it from a task's Session panel",
+                project=s.project.name if s.project_id and s.project else "",
+                action_url=reverse("session_dismiss", args=[s.pk]),
+                action_label="Dismiss",
+            )
+        )
+    return InboxGroup(id="forgotten-sessions", title="Forgotten sessions", rows=tuple(rows))

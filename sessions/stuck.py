@@ -1,0 +1,186 @@
+"""Possibly stuck (issue 19 §3): a session that repeats itself, or works long without
+telling relaybay anything.
+
+Two reasons, each shown in the Inbox group "Possibly stuck" with the time it began:
+
+- the same tool with the same input `stuck_repeat_calls` times in a row (default 5): a
+  PreToolUse context provider keeps, per session, a hash of the last call (tool name and
+  input, SHA-256 cut to 16 hex digits — never the input itself) and how many times in a row
+  it came; reaching the threshold records `session.stuck` for the session's open tasks (the
+  Inbox refreshes on it). The counts live in this process's memory (a restart starts them
+  again); a repetition stays listed until the task gets a relaybay write;
+- working for more than `stuck_minutes` (default 45) with no relaybay write to the bound
+  open task and no plan step change: read from the event log when the Inbox is built.
+
+Both clear on progress: a report, progress or next_step, a stage change, a plan change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Max
+from django.utils import timezone
+
+from core.display import ago
+from sessions import hook_answer
+from sessions import selectors as session_selectors
+from sessions.hook_answer import HookAnswer, HookCall
+from sessions.models import WORKING, Session, TaskBinding
+from tasks.events import EventKind, record_event
+from tasks.extensions import InboxGroup
+from tasks.models import Event, Task
+from tasks.selectors.inbox import task_row
+
+ORDER = 90  # last of the PreToolUse providers: it adds no line
+EVENTS = frozenset({"PreToolUse"})
+STATE_MAX = 10_000
+# The writes that count as progress (as in sessions/turn_end.py, plus any task update).
+PROGRESS_KINDS = (
+    EventKind.REPORT_ADDED,
+    EventKind.TASK_STAGE_CHANGED,
+    EventKind.TASK_UPDATED,
+    EventKind.PLAN_SET,
+    EventKind.PLAN_STEP_UPDATED,
+)
+
+
+@dataclass
+class Repeat:
+    digest: str = ""
+    tool: str = ""
+    count: int = 0
+    stuck_at: datetime | None = None  # when the count reached the threshold
+
+
+_repeats: dict[int, Repeat] = {}
+_lock = threading.Lock()
+
+
+def forget() -> None:
+    """Drop every session's repeat count (tests)."""
+    with _lock:
+        _repeats.clear()
+
+
+def call_digest(tool_name: str, tool_input: Any) -> str:
+    """A short hash of one tool call: what is kept instead of its input."""
+    text = json.dumps([tool_name, tool_input], sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def count_call(call: HookCall, answer: HookAnswer) -> None:
+    """PreToolUse: count the same call in a row; at the threshold, record session.stuck."""
+    session = call.session
+    limit = settings.RELAYBAY.stuck_repeat_calls
+    if session is None or limit <= 0:
+        return
+    tool = call.payload.get("tool_name")
+    tool = tool if isinstance(tool, str) else ""
+    digest = call_digest(tool, call.payload.get("tool_input"))
+    with _lock:
+        repeat = _repeats.get(session.pk)
+        if repeat is None:
+            if len(_repeats) >= STATE_MAX:
+                _repeats.pop(next(iter(_repeats)))
+            repeat = _repeats[session.pk] = Repeat()
+        if repeat.digest == digest:
+            repeat.count += 1
+        else:
+            repeat.digest, repeat.tool, repeat.count = digest, tool, 1
+        reached = repeat.count == limit
+        if reached:
+            repeat.stuck_at = timezone.now()
+    if reached:
+        reason = repeat_reason(tool, limit)
+        for task in _open_tasks(session):
+            record_event(
+                EventKind.SESSION_STUCK,
+                project=task.project,
+                task=task,
+                actor=call.actor,
+                payload={"session": session.name, "reason": reason},
+            )
+
+
+def repeat_reason(tool: str, count: int) -> str:
+    return f"the same {tool or 'tool'} call {count} times in a row"
+
+
+def _open_tasks(session: Session) -> list[Task]:
+    return [t for t in session_selectors.tasks_bound_to(session) if t.stage != "done"]
+
+
+# --- the Inbox group ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stuck:
+    session: str
+    task: Task
+    reason: str
+    since: datetime
+
+
+def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
+    """Sessions possibly stuck now, the oldest first: repeats not followed by progress, and
+    working sessions whose open task has had no write for stuck_minutes. Three queries."""
+    now = now or timezone.now()
+    cfg = settings.RELAYBAY
+    with _lock:
+        repeats = {pk: r for pk, r in _repeats.items() if r.stuck_at is not None}
+    window = timedelta(minutes=cfg.stuck_minutes) if cfg.stuck_minutes > 0 else None
+    working = Session.objects.filter(hook_status=WORKING).values_list("id", flat=True)
+    wanted = set(repeats) | (set(working) if window else set())
+    if not wanted:
+        return []
+    bindings = list(
+        TaskBinding.objects.select_related("session", "task__project")
+        .filter(session_id__in=wanted, unbound_at__isnull=True)
+        .exclude(task__stage="done")
+        .order_by("task_id")
+    )
+    last = dict(
+        Event.objects.filter(task_id__in=[b.task_id for b in bindings], kind__in=PROGRESS_KINDS)
+        .values("task_id")
+        .annotate(at=Max("created_at"))
+        .values_list("task_id", "at")
+    )
+    found: dict[int, Stuck] = {}
+    for b in bindings:
+        if b.task_id in found:
+            continue
+        wrote = last.get(b.task_id)
+        repeat = repeats.get(b.session_id)
+        if repeat is not None and (wrote is None or wrote < repeat.stuck_at):
+            reason = repeat_reason(repeat.tool, repeat.count)
+            found[b.task_id] = Stuck(b.session.name, b.task, reason, repeat.stuck_at)
+            continue
+        quiet_since = max(wrote or b.bound_at, b.bound_at)
+        if window and b.session.hook_status == WORKING and now - quiet_since > window:
+            minutes = int((now - quiet_since).total_seconds() // 60)
+            reason = f"working {minutes} min without a relaybay write or a plan step change"
+            found[b.task_id] = Stuck(b.session.name, b.task, reason, quiet_since)
+    return sorted(found.values(), key=lambda s: s.since)
+
+
+def stuck_group() -> InboxGroup | None:
+    stuck = stuck_sessions()
+    if not stuck:
+        return None
+    now = timezone.now()
+    rows = []
+    for s in stuck:
+        row = task_row(s.task, f"{s.reason} · since {ago(s.since, now)}")
+        rows.append(replace(row, title=f"{s.session} · {row.title}"))
+    return InboxGroup(id="possibly-stuck", title="Possibly stuck", rows=tuple(rows))
+
+
+def register() -> None:
+    hook_answer.register_context_provider(ORDER, EVENTS, count_call)

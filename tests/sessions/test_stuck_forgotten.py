@@ -1,0 +1,216 @@
+"""Possibly stuck and forgotten sessions (issue 19 §3, §4) through hook_event with the real
+Claude Code 2.1.332 payloads and the sessions table: the same call N times in a row (only
+its hash kept), long work without a relaybay write, both cleared by progress; sessions
+working with no task and sessions idle for a day, and the owner's Dismiss."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from core import tokens
+from core.security import current_token
+from sessions import activity, forgotten, stuck
+from sessions import services as session_services
+from sessions.hook_service import hook_event
+from sessions.models import Session, TaskBinding
+from tasks import services as task_services
+from tasks.models import Event, Task
+from tasks.selectors.inbox import inbox as build_inbox
+from tests.sessions.hook_payloads import payload
+from tests.support.board import signed_in_client
+from tests.tasks.factories import ACTOR, make_project, make_task, use_config
+
+pytestmark = pytest.mark.django_db
+
+CC_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
+SECRET_INPUT = "psql -c 'select * from orders' # marker-7f3a"
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    stuck.forget()
+    activity.activity_clock.clear()
+
+
+def bound_task(name: str = "alice") -> Task:
+    task = make_task(make_project("acme"), title="Checkout")
+    session_services.task_bind_session(task=task, session=name, actor=ACTOR)
+    session_services.session_touch(session=name, hook_session=CC_ID, actor=ACTOR)
+    return task
+
+
+def call(command: str = SECRET_INPUT, **changes: Any) -> None:
+    tool_input = {"command": command, "description": "d"}
+    hook_event(payload=payload("PreToolUse.Bash", session_id=CC_ID, tool_input=tool_input))
+
+
+def stuck_rows() -> list[Any]:
+    group = stuck.stuck_group()
+    return list(group.rows) if group else []
+
+
+# --- the same call again and again ---------------------------------------------------------
+
+
+def test_five_identical_calls_in_a_row_are_possibly_stuck():
+    task = bound_task()
+    for _ in range(4):
+        call()
+    assert stuck_rows() == []
+    call()
+    [row] = stuck_rows()
+    assert row.key == task.key
+    assert row.title == "alice · Checkout"
+    assert row.detail.startswith("the same Bash call 5 times in a row · since ")
+    [event] = Event.objects.filter(kind="session.stuck")
+    assert event.payload == {"session": "alice", "reason": "the same Bash call 5 times in a row"}
+
+
+def test_a_different_call_in_between_starts_the_count_again():
+    bound_task()
+    for i in range(8):
+        call("ls" if i == 3 else SECRET_INPUT)
+    assert stuck_rows() == []
+
+
+def test_only_a_hash_of_the_input_is_kept():
+    bound_task()
+    for _ in range(6):
+        call()
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names(cursor):
+            cursor.execute(f'SELECT * FROM "{table}"')
+            assert "marker-7f3a" not in repr(cursor.fetchall()), table
+    assert all("marker-7f3a" not in repr(r) for r in stuck._repeats.values())
+
+
+def test_progress_clears_a_repetition():
+    task = bound_task()
+    for _ in range(5):
+        call()
+    assert stuck_rows()
+    task_services.task_update(key=task.key, progress="Found the loop", actor=ACTOR)
+    assert stuck_rows() == []
+
+
+def test_zero_turns_the_repeat_check_off(settings, tmp_path):
+    use_config(settings, tmp_path / "home", rules_toml="stuck_repeat_calls = 0\n")
+    assert settings.RELAYBAY.stuck_repeat_calls == 0
+    bound_task()
+    for _ in range(10):
+        call()
+    assert not Event.objects.filter(kind="session.stuck").exists()
+    assert stuck_rows() == []
+
+
+# --- long work without a write -------------------------------------------------------------
+
+
+def age_binding(task: Task, minutes: int) -> None:
+    TaskBinding.objects.filter(task=task).update(
+        bound_at=timezone.now() - timedelta(minutes=minutes)
+    )
+
+
+def test_working_long_without_a_write_is_possibly_stuck_and_a_write_clears_it():
+    task = bound_task()
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))  # working
+    age_binding(task, 50)
+    Event.objects.filter(task=task).update(created_at=timezone.now() - timedelta(minutes=50))
+    [row] = stuck_rows()
+    assert row.detail.startswith("working 50 min without a relaybay write or a plan step change")
+    task_services.task_update(key=task.key, next_step="Ask the owner", actor=ACTOR)
+    assert stuck_rows() == []
+
+
+def test_an_idle_session_is_not_stuck():
+    task = bound_task()
+    hook_event(payload=payload("Stop.first", session_id=CC_ID))  # idle
+    age_binding(task, 90)
+    Event.objects.filter(task=task).update(created_at=timezone.now() - timedelta(minutes=90))
+    assert stuck_rows() == []
+
+
+# --- forgotten sessions --------------------------------------------------------------------
+
+
+def forgotten_titles() -> list[str]:
+    group = forgotten.forgotten_group()
+    return [r.title for r in group.rows] if group else []
+
+
+def test_a_session_working_with_no_task_for_ten_minutes_is_forgotten():
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))
+    session = Session.objects.get(cc_session_id=CC_ID)
+    assert forgotten_titles() == []  # just started
+    Session.objects.filter(pk=session.pk).update(created_at=timezone.now() - timedelta(minutes=12))
+    assert forgotten_titles() == [session.name]
+    row = forgotten.forgotten_group().rows[0]
+    assert "working with no task bound (known for 12 min)" in row.detail
+    assert row.action_label == "Dismiss"
+
+
+def test_a_session_idle_for_a_day_is_forgotten_and_a_bound_working_one_is_not():
+    bound_task()
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))
+    Session.objects.filter(cc_session_id=CC_ID).update(
+        created_at=timezone.now() - timedelta(hours=30)
+    )
+    assert forgotten_titles() == []  # bound and active
+    Session.objects.filter(cc_session_id=CC_ID).update(
+        hook_status="idle", activity_at=timezone.now() - timedelta(hours=25)
+    )
+    [row] = forgotten.forgotten_group().rows
+    assert row.detail.startswith("idle since 1 d ago, not ended")
+
+
+def test_dismiss_marks_the_session_ended_and_it_leaves_the_inbox():
+    hook_event(payload=payload("Stop.first", session_id=CC_ID))
+    session = Session.objects.get(cc_session_id=CC_ID)
+    Session.objects.filter(pk=session.pk).update(activity_at=timezone.now() - timedelta(days=2))
+    assert forgotten_titles() == [session.name]
+    client = signed_in_client()
+    url = reverse("session_dismiss", args=[session.pk])
+    response = client.post(
+        url,
+        {"csrf_token": tokens.csrf_token(current_token())},
+        HTTP_ORIGIN="http://testserver",
+        HTTP_HOST="testserver",
+    )
+    assert response.status_code == 303
+    assert response["Location"] == reverse("inbox")
+    assert Session.objects.get(pk=session.pk).hook_status == "ended"
+    assert forgotten_titles() == []
+    page = client.get(reverse("inbox")).content.decode()
+    assert f"Session {session.name} dismissed (marked ended)." in page
+
+
+def test_dismiss_with_the_bearer_token_is_refused():
+    hook_event(payload=payload("Stop.first", session_id=CC_ID))
+    session = Session.objects.get(cc_session_id=CC_ID)
+    response = Client().post(
+        reverse("session_dismiss", args=[session.pk]),
+        HTTP_AUTHORIZATION=f"Bearer {current_token()}",
+        HTTP_HOST="testserver",
+    )
+    assert response.status_code == 403
+    assert Session.objects.get(pk=session.pk).hook_status == "idle"
+
+
+def test_the_inbox_page_lists_a_stuck_session():
+    task = bound_task()
+    for _ in range(5):
+        call()
+    groups = {g.id: g for g in inbox_groups()}
+    assert [r.key for r in groups["possibly-stuck"].rows] == [task.key]
+
+
+def inbox_groups() -> list[Any]:
+    return list(build_inbox().groups)
