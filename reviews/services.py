@@ -42,7 +42,7 @@ COMMENT_MAX = 3000  # the decision head plus the comment stay under a comment's 
 
 
 def _title(name: str, value: object) -> str:
-    title = " ".join(checked_text(name, value or "", TITLE_MAX).split())
+    title = " ".join(checked_text(name, value or "", TITLE_MAX, one_line=True).split())
     if not title:
         raise InvalidField(name, f"{name} is empty: say what the owner should check.")
     return title

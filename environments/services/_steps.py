@@ -187,7 +187,9 @@ def _set_values(env: Environment, change: Change, *, creating: bool) -> tuple[st
     if change.base_url is not None:
         env.base_url = f.clean_base_url(change.base_url)
     if change.login_state_path is not None:
-        env.login_state_path = f.clean_text("login_state_path", change.login_state_path)
+        env.login_state_path = f.clean_text(
+            "login_state_path", change.login_state_path, one_line=True
+        )
     if change.notes is not None:
         env.notes = f.clean_text("notes", change.notes, f.NOTES_MAX)
     if change.level is not None:

@@ -22,13 +22,13 @@ from core.display import STAGES, safe_href, stage_label
 from core.errors import NotFound
 from core.links import link_pattern
 from tasks import extensions
+from tasks.fields import QUERY_MAX
 from tasks.models import Project, Task
 from tasks.selectors import is_next_step_stale
 
 # Wide screens show six columns on two pages (§2 Paged board).
 PAGES: tuple[tuple[str, ...], ...] = (("plan", "dev", "review", "test"), ("live", "done"))
 DONE_CAP = 200
-QUERY_MAX = 200
 HOOK_STATUSES = ("working", "waiting", "idle", "ended")
 # Long texts no card shows: left in the database (a board of hundreds of cards reads less).
 CARD_DEFERRED = ("description", "progress", "stage_note")
