@@ -13,8 +13,9 @@ from pydantic import Field
 
 from core.mcp import call_service
 from memory import render_md, selectors, services
+from memory.models import BLOCK_LIMIT_MAX
 from tasks.extensions import CallerRef
-from tasks.mcp_params import HookSession, Session, SessionTitle, optional
+from tasks.mcp_params import HookSession, Session, SessionTitle, chars, optional
 
 BlockProject = optional("Project slug (project_list); left out: the global blocks.")
 
@@ -42,7 +43,12 @@ async def block_get(
 
 async def block_set(
     label: Annotated[str, Field(description="The block's label, a lowercase slug.")],
-    body: Annotated[str, Field(description="The whole new body (markdown).")],
+    body: Annotated[
+        str,
+        Field(
+            description="The whole new body (markdown).", json_schema_extra=chars(BLOCK_LIMIT_MAX)
+        ),
+    ],
     base_version: Annotated[
         int, Field(description="The version you read (block_get); 0 creates the block.")
     ],

@@ -13,8 +13,9 @@ from pydantic import Field
 
 from core.mcp import call_service, resource_answer
 from memory import render_md, selectors, services
+from memory.models import DOC_TEXT_MAX
 from tasks.extensions import CallerRef
-from tasks.mcp_params import HookSession, Project, Session, SessionTitle, optional
+from tasks.mcp_params import HookSession, Project, Session, SessionTitle, chars, optional
 
 DocName = Annotated[
     str, Field(description="Document name, a lowercase slug such as release-runbook (doc_list).")
@@ -90,7 +91,8 @@ async def doc_update(
         str,
         Field(
             description="The markdown: the whole document, or with section the new section "
-            "(starting with a heading replaces the heading too; otherwise only its body)."
+            "(starting with a heading replaces the heading too; otherwise only its body).",
+            json_schema_extra=chars(DOC_TEXT_MAX),
         ),
     ],
     base_version: Annotated[

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from core.mcp import call_service
 from plans import render_md, selectors, services
-from plans.models import PlanStep
+from plans.models import DETAILS_MAX, LINK_MAX, PlanStep
 from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     READ,
@@ -156,13 +156,17 @@ async def plan_step_update(
     ) = None,
     link: optional(
         "A report of this task (12, #12 or report:12) or an http(s) URL such as a pull "
-        'request. "-" clears it.'
+        'request. "-" clears it.',
+        LINK_MAX,
     ) = None,
     conformance: optional(
         'Required for done: "as planned" or "deviation: <why>" — say honestly where the '
         "work left the plan."
     ) = None,
-    details: optional('The step\'s "what and why" (markdown, at most 2000). "-" clears it.') = None,
+    details: optional(
+        f'The step\'s "what and why" (markdown, at most {DETAILS_MAX}). "-" clears it.',
+        DETAILS_MAX,
+    ) = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",
