@@ -141,7 +141,8 @@ def field_spec(name: str) -> Field:
     spec = FIELDS_BY_NAME.get(name)
     if spec is None:
         names = ", ".join(EDITABLE_FIELD_NAMES)
-        raise InvalidField(name, f"Unknown task field '{name}'. Editable fields: {names}.")
+        shown = name if len(name) <= 60 else name[:60] + "…"  # never echo a huge value back
+        raise InvalidField(name, f"Unknown task field '{shown}'. Editable fields: {names}.")
     return spec
 
 

@@ -137,9 +137,10 @@ def apply_change(
     environment and for a proposal (§7).
     """
     existing = find_environment(project, change.environment)
+    name = existing.name if existing else f.clean_name(change.environment)
     if existing is None and change.kind is None:
-        raise InvalidField("kind", f"A new environment ({change.environment}) needs a kind.")
-    env = existing or Environment(project=project, name=f.clean_name(change.environment))
+        raise InvalidField("kind", f"A new environment ({name}) needs a kind.")
+    env = existing or Environment(project=project, name=name)
     before = Stand(env.kind, env.level, dict(env.overrides)) if existing else None
     changed = _set_values(env, change, creating=existing is None)
     if (

@@ -178,6 +178,35 @@ def test_control_characters_in_one_line_fields_are_refused_with_the_field_named(
     run(server, scenario)
 
 
+def test_an_oversize_value_inside_an_object_is_refused_without_being_echoed(
+    server: RelaybayServer,
+) -> None:
+    """Objects (task_patch fields, a policy patch, a stand change, plan steps) are checked
+    by their services; a 100,000-character key or value came back whole in the error."""
+    big = "x" * 100_000
+
+    async def scenario(agent: Agent) -> None:
+        await new_project(agent, "nested")
+        key = await new_task(agent, "nested")
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("task_patch", {"task": key, "fields": {"title": big}}),
+            ("task_patch", {"task": key, "fields": {big: "x"}}),
+            ("policy_propose", {"scope": "nested", "patch": {"guard": {"mode": big}}}),
+            ("policy_propose", {"scope": "nested", "patch": {big: 1}}),
+            ("environment_propose", {"project": "nested", "change": {"environment": big}}),
+            ("plan_set", {"task": key, "steps": [{"title": "a", "details": big}]}),
+            ("review_steps_set", {"task": key, "steps": [{"title": big}]}),
+        ]
+        for tool, args in calls:
+            if tool.endswith("_propose"):
+                args["reason"] = "corpus"
+            text = await agent.err(tool, **args)
+            assert not leaks(text), (tool, text[:300])
+            assert len(text) < 1_000, (tool, len(text), text[:300])
+
+    run(server, scenario)
+
+
 # --- the hook endpoint -----------------------------------------------------------------------
 
 
