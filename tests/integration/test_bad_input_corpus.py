@@ -6,7 +6,8 @@ type, over its limit by one, holding control characters and holding hard unicode
 right-to-left, combining marks), and with a misspelt parameter. Every answer must be a
 clean tool result: no protocol error, no 5xx, no "internal error", no Python or pydantic
 text. The hook endpoint gets malformed, deeply nested, oversize, non-UTF-8 and wrongly
-typed bodies: a 4xx or the fail-open 200/204, never a 5xx. One server for the module.
+typed bodies, and /mcp malformed JSON-RPC: a 4xx, a JSON-RPC error or the fail-open
+200/204, never a 5xx. One server for the module.
 """
 
 from __future__ import annotations
@@ -210,11 +211,15 @@ def test_an_oversize_value_inside_an_object_is_refused_without_being_echoed(
 # --- the hook endpoint -----------------------------------------------------------------------
 
 
-def post_raw(server: RelaybayServer, body: bytes) -> tuple[int, bytes]:
+def post_raw(server: RelaybayServer, body: bytes, path: str = HOOK) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=15)
     try:
-        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {server.token}"}
-        conn.request("POST", HOOK, body=body, headers=headers)
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {server.token}",
+        }
+        conn.request("POST", path, body=body, headers=headers)
         response = conn.getresponse()
         return response.status, response.read()
     finally:
@@ -261,4 +266,35 @@ def test_the_hook_endpoint_answers_bad_bodies_with_4xx_or_fail_open_never_5xx(
             problems.append(f"{what}: leaks {leaks(text)}: {text[:200]}")
     assert len(bodies) > 300
     assert not problems, f"{len(problems)} of {len(bodies)} bodies:\n" + "\n".join(problems[:40])
+    assert "Traceback" not in server.log()
+
+
+def test_malformed_json_rpc_to_mcp_is_a_4xx_or_a_json_rpc_error_never_5xx(
+    server: RelaybayServer,
+) -> None:
+    def call(params: str) -> bytes:
+        head = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+        return (head + params + "}").encode()
+
+    deep = "[" * 10_000 + "]" * 10_000
+    bodies = {
+        "malformed": b'{"jsonrpc": "2.0", ',
+        "invalid UTF-8": call('{"name": "task_get", "arguments": {"task": "#"}}').replace(
+            b"#", b"\xff\xfe"
+        ),
+        "10,000 nested lists as an argument": call(
+            '{"name": "task_patch", "arguments": {"task": "x-1", "fields": ' + deep + "}}"
+        ),
+        "10,000 nested lists": deep.encode(),
+        "arguments a list": call('{"name": "task_get", "arguments": [1]}'),
+        "a tool name that is a number": call('{"name": 5}'),
+        "an unknown tool": call('{"name": "nope", "arguments": {}}'),
+        "a lone surrogate": call('{"name": "task_get", "arguments": {"task": "\\ud800"}}'),
+    }
+    for what, body in bodies.items():
+        status, answer = post_raw(server, body, "/mcp")
+        text = answer.decode("utf-8", "replace")
+        assert status in (200, 400), (what, status, text[:200])
+        assert '"error"' in text or '"isError":true' in text, (what, text[:200])
+        assert not leaks(text), (what, text[:200])
     assert "Traceback" not in server.log()
