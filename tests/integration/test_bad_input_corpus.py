@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import re
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ from core.mcp import text_limit
 from tests.integration.mcp_agent import Agent, new_project, new_task, run
 from tests.sessions.hook_payloads import HOOKS
 from tests.support.mcp_client import text_of
-from tests.support.server import RelaybayServer
+from tests.support.server import RelaybayServer, read_only_db
 
 pytestmark = pytest.mark.integration
 
@@ -113,6 +114,24 @@ def leaks(text: str) -> list[str]:
     return [marker for marker in INTERNALS if marker in text]
 
 
+NUL = re.compile("\x00")
+C0_BUT_TAB_AND_BREAKS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def stored(server: RelaybayServer, pattern: re.Pattern[str]) -> list[str]:
+    """table.column of every text value in the database that matches `pattern`."""
+    found = []
+    with read_only_db(server.home) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for table in tables:
+            for column in db.execute(f'PRAGMA table_info("{table}")').fetchall():
+                name = column[1]
+                rows = db.execute(f'SELECT "{name}" FROM "{table}" WHERE typeof("{name}")=\'text\'')
+                if any(pattern.search(value) for (value,) in rows):
+                    found.append(f"{table}.{name}")
+    return found
+
+
 def test_every_tool_answers_every_bad_argument_with_a_clean_tool_result(
     server: RelaybayServer,
 ) -> None:
@@ -147,6 +166,8 @@ def test_every_tool_answers_every_bad_argument_with_a_clean_tool_result(
     assert count > 500
     assert not problems, f"{len(problems)} of {count} calls:\n" + "\n".join(problems[:40])
     assert "Traceback" not in server.log()
+    # Every value above held NUL: none of them may have been stored anywhere.
+    assert stored(server, C0_BUT_TAB_AND_BREAKS) == []
 
 
 def test_control_characters_in_one_line_fields_are_refused_with_the_field_named(
@@ -267,6 +288,7 @@ def test_the_hook_endpoint_answers_bad_bodies_with_4xx_or_fail_open_never_5xx(
     assert len(bodies) > 300
     assert not problems, f"{len(problems)} of {len(bodies)} bodies:\n" + "\n".join(problems[:40])
     assert "Traceback" not in server.log()
+    assert stored(server, NUL) == []
 
 
 def test_malformed_json_rpc_to_mcp_is_a_4xx_or_a_json_rpc_error_never_5xx(
