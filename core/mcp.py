@@ -96,7 +96,8 @@ def _expects(schema: dict[str, Any]) -> str:
 # The limit of a text parameter whose schema names none (a name, a reason, a filter …).
 # Parameters that carry more (a description, a report, a document, a file) declare their own
 # maxLength from the app's value rules; call_tool refuses any text over its limit before the
-# tool runs, so no oversized value reaches a query or SQLite (§5).
+# tool runs, so no oversized value reaches a query or SQLite (a 100,000-character task_list
+# query did, and answered "internal error").
 TEXT_PARAM_MAX = 1_000
 
 
@@ -127,8 +128,8 @@ def _too_long(tool: str, properties: dict[str, Any], arguments: dict[str, Any]) 
             limit = limit or TEXT_PARAM_MAX
             value = max((item for item in value if isinstance(item, str)), key=len, default="")
         if limit is not None and isinstance(value, str) and len(value) > limit:
+            # The words of the value rules' own refusal (tasks.fields.check_length).
             lines.append(
-                # The words of the value rules' own refusal (tasks.fields.check_length).
                 f"{tool}: {name} is {len(value)} characters long; the limit is {limit}. Shorten it."
             )
     return lines
@@ -187,11 +188,10 @@ class RelaybayMCPServer(MCPServer):
             handlers.pop(method, None)
 
     def add_tool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """The SDK's add_tool (the @tool decorator calls it too), then the default limits."""
+        """The SDK's add_tool (the @tool decorator calls it too), then the default limits
+        (written once per parameter: a schema that has its limit is left alone)."""
         super().add_tool(fn, *args, **kwargs)
-        name = kwargs.get("name") or getattr(fn, "__name__", "")
-        tool = self._tool_manager.get_tool(name)
-        if tool is not None:
+        for tool in self._tool_manager.list_tools():
             _with_limits(tool.parameters)
 
     async def call_tool(
