@@ -8,6 +8,7 @@ which registers every app's tools, is built in the roof (relaybay_site/mcp_serve
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Callable
 from typing import Any, overload
@@ -92,6 +93,61 @@ def _expects(schema: dict[str, Any]) -> str:
     return f"{what} ({description})" if description else what
 
 
+# The limit of a text parameter whose schema names none (a name, a reason, a filter …).
+# Parameters that carry more (a description, a report, a document, a file) declare their own
+# maxLength from the app's value rules; call_tool refuses any text over its limit before the
+# tool runs, so no oversized value reaches a query or SQLite (a 100,000-character task_list
+# query did, and answered "internal error").
+TEXT_PARAM_MAX = 1_000
+
+
+def text_limit(schema: dict[str, Any]) -> int | None:
+    """The maxLength of a text parameter (also inside anyOf), None when it takes no text."""
+    options = [schema, *schema.get("anyOf", ())]
+    if not any(o.get("type") == "string" for o in options):
+        return None
+    limits = [o["maxLength"] for o in options if "maxLength" in o]
+    return min(limits) if limits else TEXT_PARAM_MAX
+
+
+def _with_limits(parameters: dict[str, Any]) -> None:
+    """Write the default limit into every text parameter's schema that declares none, so
+    the model sees the limit the server enforces (tools/list shows it)."""
+    for schema in parameters.get("properties", {}).values():
+        options = [schema, *schema.get("anyOf", ())]
+        if text_limit(schema) is not None and not any("maxLength" in o for o in options):
+            schema["maxLength"] = TEXT_PARAM_MAX
+
+
+def _too_long(tool: str, properties: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    """A sentence per text argument over its limit; a list's text items count too."""
+    lines = []
+    for name, value in arguments.items():
+        limit = text_limit(properties.get(name, {}))
+        if isinstance(value, list):  # tags, kinds, step titles: each item within the default
+            limit = limit or TEXT_PARAM_MAX
+            value = max((item for item in value if isinstance(item, str)), key=len, default="")
+        if limit is not None and isinstance(value, str) and len(value) > limit:
+            # The words of the value rules' own refusal (tasks.fields.check_length).
+            lines.append(
+                f"{tool}: {name} is {len(value)} characters long; the limit is {limit}. Shorten it."
+            )
+    return lines
+
+
+def unknown_parameter(tool: str, name: str, properties: dict[str, Any], required: list[str]) -> str:
+    """One unknown argument: its name, the nearest valid one and every valid name."""
+    valid = list(properties)
+    line = f'{tool}: unknown parameter "{name}"'
+    near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+    if near:
+        line += f' — did you mean "{near[0]}"?'
+    else:
+        line += "."
+    takes = ", ".join(f"{n} (required)" if n in required else n for n in valid)
+    return line + f" Valid: {takes or 'none, it takes no arguments'}."
+
+
 def argument_error(tool: str, properties: dict[str, Any], required: list[str], exc: Any) -> str:
     """relaybay's own sentence for a tool called with a missing, mistyped or unknown argument.
 
@@ -109,9 +165,7 @@ def argument_error(tool: str, properties: dict[str, Any], required: list[str], e
                 line += f" {LISTED_BY[name]} lists the valid values."
             lines.append(line)
     else:
-        takes = ", ".join(f"{n} (required)" if n in required else n for n in properties)
-        for name in exc:
-            lines.append(f"{tool} has no argument {name}. It takes: {takes or 'no arguments'}.")
+        lines = [unknown_parameter(tool, name, properties, required) for name in exc]
     return "\n".join(dict.fromkeys(lines)) + "\nNothing changed."
 
 
@@ -119,7 +173,8 @@ class RelaybayMCPServer(MCPServer):
     """The SDK's server with relaybay's own argument errors (§5), decided once for every tool.
 
     Unknown arguments are refused too: pydantic would drop them silently, and a write that
-    ignores a misspelt field (`nextstep`) would look like it succeeded.
+    ignores a misspelt field (`next_stpe`) would look like it succeeded. Every text
+    parameter has a limit in the tool's schema (its own, else TEXT_PARAM_MAX), refused here.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -132,6 +187,13 @@ class RelaybayMCPServer(MCPServer):
         for method in ("prompts/list", "prompts/get"):
             handlers.pop(method, None)
 
+    def add_tool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """The SDK's add_tool (the @tool decorator calls it too), then the default limits
+        (written once per parameter: a schema that has its limit is left alone)."""
+        super().add_tool(fn, *args, **kwargs)
+        for tool in self._tool_manager.list_tools():
+            _with_limits(tool.parameters)
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> Any:
@@ -143,6 +205,9 @@ class RelaybayMCPServer(MCPServer):
         unknown = [key for key in arguments if key not in properties]
         if unknown:
             raise ToolError(argument_error(name, properties, required, unknown))
+        too_long = _too_long(name, properties, arguments)
+        if too_long:
+            raise ToolError("\n".join(too_long) + "\nNothing changed.")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

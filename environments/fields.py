@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from core.errors import InvalidField
 from environments.models import ACCESS_KINDS, NAME_MAX
 from policy.catalog import CAPABILITIES, KINDS, LEVELS
+from tasks.fields import refuse_controls
 
 NAME_RE = re.compile(r"[A-Za-z0-9 ._-]+")
 TEXT_MAX = 1000
@@ -54,7 +55,7 @@ def clean_kind(value: Any) -> str:
 
 
 def clean_base_url(value: Any) -> str:
-    text = _text("base_url", value, 2000)
+    text = _text("base_url", value, 2000, one_line=True)
     if text and not _is_http_url(text):
         raise InvalidField(
             "base_url", "base_url must start with http:// or https:// and name a host."
@@ -91,8 +92,8 @@ def clean_overrides(value: Any, current: dict[str, str] | None = None) -> dict[s
     return result
 
 
-def clean_text(name: str, value: Any, limit: int = TEXT_MAX) -> str:
-    return _text(name, value, limit)
+def clean_text(name: str, value: Any, limit: int = TEXT_MAX, *, one_line: bool = False) -> str:
+    return _text(name, value, limit, one_line=one_line)
 
 
 def clean_access_kind(value: Any) -> str:
@@ -120,6 +121,7 @@ def clean_access_fields(kind: str, fields: Any) -> dict[str, str]:
         value = _text(f"fields.{name}", raw_value, FIELD_VALUE_MAX)
         if "\n" in value or "\r" in value:
             raise InvalidField(f"fields.{name}", f"{name} must be one line.")
+        refuse_controls(f"fields.{name}", value, one_line=True)
         if (kind, name) in URL_FIELDS and value and not _is_http_url(value):
             raise InvalidField(f"fields.{name}", f"{name} must start with http:// or https://.")
         if value:
@@ -151,12 +153,12 @@ def parse_lines(text: str, *, field: str = "fields") -> dict[str, str]:
     return result
 
 
-def _text(name: str, value: Any, limit: int) -> str:
+def _text(name: str, value: Any, limit: int, *, one_line: bool = False) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
         raise InvalidField(name, f"{name} must be text.")
-    text = value.strip()
+    text = refuse_controls(name, value.strip(), one_line=one_line)
     if text == "-":
         return ""
     if len(text) > limit:

@@ -13,10 +13,15 @@ from pydantic import Field
 
 from core.mcp import call_service
 from memory import render_md, selectors, services
+from memory.models import BLOCK_LIMIT_MAX
+from memory.services.blocks import DESCRIPTION_MAX, LABEL_MAX
 from tasks.extensions import CallerRef
-from tasks.mcp_params import HookSession, Session, SessionTitle, optional
+from tasks.fields import PROJECT_SLUG_MAX
+from tasks.mcp_params import HookSession, Session, SessionTitle, chars, optional
 
-BlockProject = optional("Project slug (project_list); left out: the global blocks.")
+BlockProject = optional(
+    "Project slug (project_list); left out: the global blocks.", PROJECT_SLUG_MAX
+)
 
 
 def _get(label: str | None, project: str | None) -> str:
@@ -26,7 +31,7 @@ def _get(label: str | None, project: str | None) -> str:
 
 
 async def block_get(
-    label: optional("The block's label; left out: list the blocks.") = None,
+    label: optional("The block's label; left out: list the blocks.", LABEL_MAX) = None,
     project: BlockProject = None,
 ) -> str:
     """Read a memory block, or list the blocks (global ones, and a project's with project).
@@ -42,12 +47,17 @@ async def block_get(
 
 async def block_set(
     label: Annotated[str, Field(description="The block's label, a lowercase slug.")],
-    body: Annotated[str, Field(description="The whole new body (markdown).")],
+    body: Annotated[
+        str,
+        Field(
+            description="The whole new body (markdown).", json_schema_extra=chars(BLOCK_LIMIT_MAX)
+        ),
+    ],
     base_version: Annotated[
         int, Field(description="The version you read (block_get); 0 creates the block.")
     ],
     project: BlockProject = None,
-    description: optional("What the block is for, one line.") = None,
+    description: optional("What the block is for, one line.", DESCRIPTION_MAX) = None,
     char_limit: Annotated[
         int | None,
         Field(description="The body's limit in characters (default 2000, at most 20000)."),

@@ -13,11 +13,17 @@ from pydantic import Field
 
 from core.mcp import call_service, resource_answer
 from memory import render_md, selectors, services
+from memory.models import DOC_NAME_MAX, DOC_TEXT_MAX, TITLE_MAX
+from memory.services.documents import KIND_MAX, REASON_MAX
 from tasks.extensions import CallerRef
-from tasks.mcp_params import HookSession, Project, Session, SessionTitle, optional
+from tasks.mcp_params import HookSession, Project, Session, SessionTitle, chars, optional
 
 DocName = Annotated[
-    str, Field(description="Document name, a lowercase slug such as release-runbook (doc_list).")
+    str,
+    Field(
+        description="Document name, a lowercase slug such as release-runbook (doc_list).",
+        json_schema_extra=chars(DOC_NAME_MAX),
+    ),
 ]
 Version = Annotated[
     int | None, Field(description="A version number (doc_history); left out: the current one.")
@@ -90,17 +96,18 @@ async def doc_update(
         str,
         Field(
             description="The markdown: the whole document, or with section the new section "
-            "(starting with a heading replaces the heading too; otherwise only its body)."
+            "(starting with a heading replaces the heading too; otherwise only its body).",
+            json_schema_extra=chars(DOC_TEXT_MAX),
         ),
     ],
     base_version: Annotated[
         int,
         Field(description="The version you read (doc_get); 0 creates the document."),
     ],
-    title: optional("The document's title, one line; required when creating.") = None,
-    kind: optional("What it is: spec, status, brief, runbook, adr … (free text).") = None,
+    title: optional("The document's title, one line; required when creating.", TITLE_MAX) = None,
+    kind: optional("What it is: spec, status, brief, runbook, adr … (free text).", KIND_MAX) = None,
     section: Anchor = None,
-    reason: optional("Why it changes, one line (kept in its history).") = None,
+    reason: optional("Why it changes, one line (kept in its history).", REASON_MAX) = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",

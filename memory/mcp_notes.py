@@ -13,8 +13,9 @@ from pydantic import Field
 
 from core.mcp import call_service
 from memory import render_notes, services
+from memory.services.notes import BODY_MAX
 from tasks.extensions import CallerRef
-from tasks.mcp_params import WRITE, HookSession, Session, SessionTitle
+from tasks.mcp_params import WRITE, HookSession, Session, SessionTitle, chars
 
 NoteNumber = Annotated[int, Field(description="The note's number (#12 → 12).")]
 Tags = Annotated[
@@ -34,7 +35,13 @@ async def memory_add(
         Field(description="global, role (pass role) or project (pass project)."),
     ],
     title: Annotated[str, Field(description="One line naming the fact (≤ 200).")],
-    body: Annotated[str, Field(description="The fact, why it holds, and how to apply it.")],
+    body: Annotated[
+        str,
+        Field(
+            description="The fact, why it holds, and how to apply it.",
+            json_schema_extra=chars(BODY_MAX),
+        ),
+    ],
     kind: Kind,
     project: Annotated[
         str | None, Field(description="Project slug for scope=project (project_list).")
@@ -114,7 +121,10 @@ async def memory_update(
     note: NoteNumber,
     base_version: Annotated[int, Field(description="The version you read (memory_get shows it).")],
     title: Annotated[str | None, Field(description="New title (one line).")] = None,
-    body: Annotated[str | None, Field(description="New body: fact, why, how to apply.")] = None,
+    body: Annotated[
+        str | None,
+        Field(description="New body: fact, why, how to apply.", json_schema_extra=chars(BODY_MAX)),
+    ] = None,
     tags: Tags = None,
     kind: Annotated[str | None, Field(description="user, feedback, project or reference.")] = None,
     review_at: ReviewAt = None,

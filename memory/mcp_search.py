@@ -9,7 +9,8 @@ from pydantic import Field
 
 from core.mcp import call_service
 from memory import search
-from tasks.mcp_params import READ
+from memory.search_text import SEARCH_QUERY_MAX
+from tasks.mcp_params import READ, chars
 from tasks.selectors import get_project
 
 
@@ -33,7 +34,13 @@ def _search(
 
 
 async def memory_search(
-    query: Annotated[str, Field(description="Words to find; every word is required.")],
+    query: Annotated[
+        str,
+        Field(
+            description="Words to find; every word is required.",
+            json_schema_extra=chars(SEARCH_QUERY_MAX),
+        ),
+    ],
     project: Annotated[
         str | None,
         Field(description="Project slug: its items plus global and role notes. Left out: all."),

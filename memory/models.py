@@ -13,6 +13,7 @@ from tasks.models import Project
 
 DOC_NAME_MAX = 80
 TITLE_MAX = 200
+DOC_TEXT_MAX = 200_000  # a document (or a section written alone), markdown
 NOTE_SCOPES = ("global", "role", "project")
 NOTE_KINDS = ("user", "feedback", "project", "reference")
 BLOCK_LIMIT_DEFAULT = 2000

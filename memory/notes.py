@@ -87,6 +87,8 @@ def clean_tags(value: str | list[str] | tuple[str, ...] | None) -> tuple[str, ..
         if "," in part and not isinstance(value, str):
             raise ValueError(f"tag {part!r} holds a comma; pass the tags one by one")
         tag = " ".join(part.lower().split())
+        if any(ord(c) < 32 for c in tag):
+            raise ValueError(f"tag {tag[:TAG_MAX]!r} holds a control character; remove it")
         if not tag:
             continue
         if len(tag) > TAG_MAX:

@@ -23,13 +23,13 @@ from memory import search as memory_search
 from memory import sections as memory_sections
 from memory import selectors
 from memory.models import BLOCK_LIMIT_DEFAULT, Document, MemoryBlock, MemoryNote
+from memory.search_text import SEARCH_QUERY_MAX
 from tasks import selectors as task_selectors
 from tasks.models import Decision, Project
 from tasks.rules import render_rules_md
 from tasks.selectors.task_page import Stamp, stamp
 
 SECTIONS = ("lists",)
-SEARCH_QUERY_MAX = 200
 NEW_BLOCK_ANCHOR = "block-new"
 
 

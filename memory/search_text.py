@@ -34,6 +34,7 @@ MAX_QUERY_WORDS = 16  # words of a query past this are dropped: FTS5 caps expres
 MAX_QUERY_WORD = 64  # a longer query word is cut here, which as a prefix term still matches
 MAX_STEMMED = 64  # a longer word (a hash, base64) is its own stem: nothing to strip
 MAX_HIT_LINE = 200
+SEARCH_QUERY_MAX = 200  # characters of a search text (the Docs & rules page, memory_search)
 
 # The bm25() weights of search_index's columns, in their order: kind, ref and project are
 # not indexed; a title hit weighs most, a body word beats a hit through its stem only.

@@ -42,7 +42,7 @@ def clean_steps(raw: object) -> list[StepIn]:
 
 
 def clean_conformance(value: str) -> str:
-    text = " ".join(checked_text("conformance", value, CONFORMANCE_MAX).split())
+    text = " ".join(checked_text("conformance", value, CONFORMANCE_MAX, one_line=True).split())
     if text.lower() == "as planned":
         return "as planned"
     match = _DEVIATION.match(text)
@@ -55,12 +55,12 @@ def clean_outcome(value: str) -> str:
     text = value.strip()
     if "\n" in text or "\r" in text:
         raise InvalidField("outcome", "outcome is one line: put longer text in a report.")
-    return checked_text("outcome", text, OUTCOME_MAX)
+    return checked_text("outcome", text, OUTCOME_MAX, one_line=True)
 
 
 def clean_link(value: str, task: Task) -> str:
     """12, #12, report:12 → report:12 (a report of this task); or an http(s) URL."""
-    text = checked_text("link", value, LINK_MAX)
+    text = checked_text("link", value, LINK_MAX, one_line=True)
     match = _REPORT_REF.match(text)
     if match:
         report_id = int(match.group(1))
@@ -83,7 +83,7 @@ def clean_link(value: str, task: Task) -> str:
 def clean_reason(reason: str | None, default: str) -> str:
     if reason is None or not reason.strip() or reason.strip() == "-":
         return default
-    return " ".join(checked_text("reason", reason, REASON_MAX).split())
+    return " ".join(checked_text("reason", reason, REASON_MAX, one_line=True).split())
 
 
 def clean_status(status: str | None) -> str | None:

@@ -15,7 +15,14 @@ from pydantic import BaseModel, Field
 
 from core.mcp import call_service
 from plans import render_md, selectors, services
-from plans.models import PlanStep
+from plans.models import (
+    CONFORMANCE_MAX,
+    DETAILS_MAX,
+    LINK_MAX,
+    OUTCOME_MAX,
+    REASON_MAX,
+    PlanStep,
+)
 from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     READ,
@@ -115,7 +122,9 @@ async def plan_get(task: TaskKey) -> str:
 async def plan_set(
     task: TaskKey,
     steps: Steps,
-    reason: optional("Why the plan is written or changed, one line (kept in its history).") = None,
+    reason: optional(
+        "Why the plan is written or changed, one line (kept in its history).", REASON_MAX
+    ) = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",
@@ -152,17 +161,23 @@ async def plan_step_update(
     step: StepNumber,
     status: optional("pending, in_progress, done or blocked.") = None,
     outcome: optional(
-        'One line: what came of a done step, or why a step is blocked. "-" clears it.'
+        'One line: what came of a done step, or why a step is blocked. "-" clears it.',
+        OUTCOME_MAX,
     ) = None,
     link: optional(
         "A report of this task (12, #12 or report:12) or an http(s) URL such as a pull "
-        'request. "-" clears it.'
+        'request. "-" clears it.',
+        LINK_MAX,
     ) = None,
     conformance: optional(
         'Required for done: "as planned" or "deviation: <why>" — say honestly where the '
-        "work left the plan."
+        "work left the plan.",
+        CONFORMANCE_MAX,
     ) = None,
-    details: optional('The step\'s "what and why" (markdown, at most 2000). "-" clears it.') = None,
+    details: optional(
+        f'The step\'s "what and why" (markdown, at most {DETAILS_MAX}). "-" clears it.',
+        DETAILS_MAX,
+    ) = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",

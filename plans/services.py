@@ -170,7 +170,7 @@ def plan_set(
     new = clean_steps(steps)
     with transaction.atomic():
         task = _load(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         old = selectors.plan_steps(task)
         if _is_same(old, new):
             what = f"these {len(old)} step(s)" if old else "no plan"
@@ -308,7 +308,7 @@ def plan_step_update(
     )
     with transaction.atomic():
         task = _load(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         found = _find_step(task, step)
         before = _step_json(found)
         now = timezone.now()
@@ -355,7 +355,7 @@ def plan_accept(*, key: str, actor: Actor) -> Outcome[Task]:
     """
     with transaction.atomic():
         task = _load(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         steps = selectors.plan_steps(task)
         if not steps:
             raise InvalidField("task", f"{task.key} has no plan to accept: write it with plan_set.")

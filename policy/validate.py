@@ -22,6 +22,7 @@ from policy import safe_regex
 from policy.catalog import GUARD_RULE_IDS
 
 MAX_ERRORS = 5
+MAX_PROBLEM = 300  # characters of one problem line
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 
@@ -68,6 +69,9 @@ def errors(body: Any, *, label: str, scope: str, probes: bool = True) -> list[st
     """
     found: list[str] = []
     for problem in _problems(body, scope=scope, probes=probes):
+        # The schema's messages quote the value: a 100,000-character one came back whole.
+        if len(problem) > MAX_PROBLEM:
+            problem = problem[:MAX_PROBLEM] + "…"
         found.append(f"{label}: {problem}")
         if len(found) == MAX_ERRORS:
             break

@@ -27,6 +27,7 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 from core import live, security  # noqa: E402
 from core.mcp import transport_security  # noqa: E402
+from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site.mcp_server import build_server  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
 from sessions import hooks, wake  # noqa: E402
@@ -91,6 +92,10 @@ class RelaybayApp:
             stateless_http=True,
             json_response=True,
             transport_security=transport_security(sorted(security.allowed_host_names()), cfg.port),
+            # The SDK refuses bodies over 4 MiB with a bare 413, which cut attach_file's
+            # content_base64 at about 3 MB whatever attachments_max_mb said: take what the
+            # HTTP parser admits for /mcp, so the tool's own file limit answers instead.
+            max_request_body_size=body_limit("/mcp", cfg.attachments_max_mb).max_bytes,
         )
         self._lock: asyncio.Lock | None = None
         self._stop: asyncio.Event | None = None

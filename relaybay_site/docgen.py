@@ -343,6 +343,11 @@ def render_mcp_tools(server: Any = None) -> str:
         "the `claude mcp add` line). Tool results are short markdown for the model. "
         + GENERIC_ERRORS,
         "",
+        "An unknown parameter is refused, naming the nearest valid one. Every text parameter "
+        "has a length limit (its type below says it), and a longer value is refused before "
+        "the tool runs. A one-line value (a title, a name, a label) takes no control "
+        "characters but the tab, and no text takes NUL.",
+        "",
         "## Tools",
         "",
     ]

@@ -120,7 +120,7 @@ def attach_file(
     try:
         with transaction.atomic():
             task = get_task(key)
-            who = caller_in(actor, task_key=task.key)
+            who = caller_in(actor, task=task)
             found: ReviewStep | None = selectors.find_step(task, step) if step is not None else None
             same = Attachment.objects.select_related("step").filter(task=task, sha256=digest)
             if existing := same.first():
@@ -182,7 +182,7 @@ def attachment_caption(*, attachment: int | str, caption: str, actor: Actor) -> 
     text = _caption(caption)
     with transaction.atomic():
         found = _find(attachment)
-        who = caller_in(actor, task_key=found.task.key)
+        who = caller_in(actor, task=found.task)
         if found.caption == text:
             note = f"Nothing changed: attachment #{found.id} already has this caption."
             return Outcome(obj=found, notes=(note,), caller_notes=who.notes)

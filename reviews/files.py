@@ -85,6 +85,16 @@ def too_big(size: int, limit: int, what: str) -> InvalidField:
     )
 
 
+PATH_MAX = 4096  # the longest path an operating system here takes (Linux PATH_MAX)
+
+
+def base64_max() -> int:
+    """The longest content_base64 text of a file within the limit, a line break allowed
+    every 64 characters (PEM and MIME wrap their base64)."""
+    chars = (file_limit() // 3 + 1) * 4
+    return chars + chars // 64 + 2
+
+
 def decode_base64(text: str) -> bytes:
     """content_base64 decoded strictly; at most the per-file limit."""
     limit = file_limit()

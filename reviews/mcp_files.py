@@ -17,8 +17,8 @@ from pydantic import BeforeValidator, Field
 
 from core.display import size_text
 from core.mcp import call_service
-from reviews import services
-from reviews.models import Attachment
+from reviews import files, services
+from reviews.models import CAPTION_MAX, Attachment
 from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     WRITE,
@@ -26,6 +26,7 @@ from tasks.mcp_params import (
     Session,
     SessionTitle,
     TaskKey,
+    chars,
     optional,
     step_number,
 )
@@ -82,11 +83,19 @@ async def attach_file(
     task: TaskKey,
     path: optional(
         "Absolute path of the screenshot, inside the project's repo, the temp folder or "
-        "attachment_roots. Network shares are refused."
+        "attachment_roots. Network shares are refused.",
+        files.PATH_MAX,
     ) = None,
-    content_base64: optional("The file's bytes in base64, instead of path.") = None,
+    content_base64: Annotated[
+        str | None,
+        Field(
+            description="The file's bytes in base64, instead of path.",
+            # Read when the tool is registered, after the settings: the file limit in base64.
+            json_schema_extra=lambda schema: schema.update(maxLength=files.base64_max()),
+        ),
+    ] = None,
     step: StepOf = None,
-    caption: optional("What the screenshot shows (markdown).") = None,
+    caption: optional("What the screenshot shows (markdown).", CAPTION_MAX) = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",
@@ -121,7 +130,13 @@ async def attach_file(
 
 async def attachment_caption(
     attachment: AttachmentId,
-    caption: Annotated[str, Field(description='The new caption (markdown); "-" clears it.')],
+    caption: Annotated[
+        str,
+        Field(
+            description='The new caption (markdown); "-" clears it.',
+            json_schema_extra=chars(CAPTION_MAX),
+        ),
+    ],
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",

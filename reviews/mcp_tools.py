@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from core.mcp import call_service
 from reviews import mcp_files, render_md, selectors, services
-from reviews.models import ReviewStep
+from reviews.models import DETAILS_MAX, TITLE_MAX, ReviewStep
 from tasks.extensions import CallerRef
 from tasks.mcp_params import (
     READ,
@@ -139,8 +139,8 @@ async def review_steps_set(
 async def review_step_update(
     task: TaskKey,
     step: StepNumber,
-    title: optional("The step's new title; a changed step is open again.") = None,
-    details: optional('What, how and why (markdown). "-" clears it.') = None,
+    title: optional("The step's new title; a changed step is open again.", TITLE_MAX) = None,
+    details: optional('What, how and why (markdown). "-" clears it.', DETAILS_MAX) = None,
     status: optional(
         'Only "open": ask the owner for a new look after you fixed a rejected step.'
     ) = None,

@@ -42,7 +42,7 @@ COMMENT_MAX = 3000  # the decision head plus the comment stay under a comment's 
 
 
 def _title(name: str, value: object) -> str:
-    title = " ".join(checked_text(name, value or "", TITLE_MAX).split())
+    title = " ".join(checked_text(name, value or "", TITLE_MAX, one_line=True).split())
     if not title:
         raise InvalidField(name, f"{name} is empty: say what the owner should check.")
     return title
@@ -94,7 +94,7 @@ def review_steps_set(*, key: str, steps: list[Any], actor: Actor) -> Outcome[Tas
     new = clean_steps(steps)
     with transaction.atomic():
         task = get_task(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         old = selectors.review_steps(task)
         if len(old) == len(new) and all(_same(s, n) for s, n in zip(old, new, strict=True)):
             what = f"these {len(old)} step(s)" if old else "no Owner check"
@@ -167,7 +167,7 @@ def review_step_update(
         )
     with transaction.atomic():
         task = get_task(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         found = selectors.find_step(task, step)
         previous = found.status
         text_changed = (new_title is not None and new_title != found.title) or (

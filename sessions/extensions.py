@@ -21,14 +21,16 @@ def resolve_caller(
     session_title: str | None,
     hook_session: str | None,
     task_key: str | None,
+    task: Task | None = None,
 ) -> Caller:
-    """`session`, `session_title`, `hook_session` of a write tool → the calling session."""
+    """`session`, `session_title`, `hook_session` of a write tool → the calling session;
+    `task` is the row the service already holds, else it is found by `task_key`."""
     result = services.session_touch(
         session=session,
         session_title=session_title,
         hook_session=hook_session,
         actor=actor.agent(session),
-        task=selectors.find_task(task_key),
+        task=task if task is not None else selectors.find_task(task_key),
     )
     if result.session is None:
         return Caller(name=actor.agent(None), notes=result.notes)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from tasks.fields import CALLER_NAME_MAX, CALLER_TITLE_MAX, HOOK_SESSION_MAX
 from tasks.models import Project, Task
 
 KIND_DESKTOP = "desktop"  # a Claude desktop app session: local_<uuid>, "Open in desktop"
@@ -29,9 +30,9 @@ LINK_ENV = "env"
 LINK_GUESS = "guess"
 LINKS = ("", LINK_AGENT, LINK_ENV, LINK_GUESS)
 
-NAME_MAX = 100  # names and aliases the caller passes
-TITLE_MAX = 200
-CC_ID_MAX = 100
+NAME_MAX = CALLER_NAME_MAX  # names and aliases the caller passes
+TITLE_MAX = CALLER_TITLE_MAX
+CC_ID_MAX = HOOK_SESSION_MAX
 
 
 class Session(models.Model):

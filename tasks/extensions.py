@@ -84,16 +84,21 @@ def _resolve_caller(
     session_title: str | None,
     hook_session: str | None,
     task_key: str | None,
+    task: Task | None,
 ) -> Caller:
     if _caller_resolver is None:
         name = (session or "").strip() or "agent"
         return Caller(name=name)
     return _caller_resolver(
-        session=session, session_title=session_title, hook_session=hook_session, task_key=task_key
+        session=session,
+        session_title=session_title,
+        hook_session=hook_session,
+        task_key=task_key,
+        task=task,
     )
 
 
-def caller_in(actor: Actor, *, task_key: str | None = None) -> Caller:
+def caller_in(actor: Actor, *, task_key: str | None = None, task: Task | None = None) -> Caller:
     """Who is writing, resolved inside the calling service's transaction.
 
     A display name stays as it is; a CallerRef goes through the registered resolver, which
@@ -109,6 +114,7 @@ def caller_in(actor: Actor, *, task_key: str | None = None) -> Caller:
         session_title=actor.session_title or None,
         hook_session=actor.hook_session or None,
         task_key=task_key,
+        task=task,  # the service's own row: the resolver need not read it again by key
     )
 
 

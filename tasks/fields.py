@@ -7,11 +7,15 @@ Django is set up, so nothing here may import models or settings.
 Conventions every adapter follows (§3):
 - "-" or "" clears an optional text field (models cannot always send an empty string);
 - None means "not given" and leaves the field alone;
-- surrounding whitespace is dropped; one-line fields refuse line breaks.
+- surrounding whitespace is dropped; one-line fields refuse line breaks;
+- no text takes NUL, and a one-line value takes no other C0 control character but the tab
+  (refuse_controls): a NUL was stored in a title, and a stray escape or backspace in a name
+  shows up garbled on the board and in every answer that quotes it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +37,11 @@ PROJECT_SLUG_MAX = 64
 PROJECT_NAME_MAX = 200
 PROJECT_REPO_PATH_MAX = 1_000
 PROJECT_DESCRIPTION_MAX = 5_000
+# Who calls: every write tool's session / session_title / hook_session (sessions keeps them).
+CALLER_NAME_MAX = 100
+CALLER_TITLE_MAX = 200
+HOOK_SESSION_MAX = 100
+QUERY_MAX = 200  # a search text (board, task_list, decision_list): longer finds nothing more
 
 
 @dataclass(frozen=True)
@@ -132,11 +141,36 @@ def field_spec(name: str) -> Field:
     spec = FIELDS_BY_NAME.get(name)
     if spec is None:
         names = ", ".join(EDITABLE_FIELD_NAMES)
-        raise InvalidField(name, f"Unknown task field '{name}'. Editable fields: {names}.")
+        shown = name if len(name) <= 60 else name[:60] + "…"  # never echo a huge value back
+        raise InvalidField(name, f"Unknown task field '{shown}'. Editable fields: {names}.")
     return spec
 
 
+_NUL = re.compile("\x00")
+# C0 but tab, line feed and carriage return: line breaks are each field's own rule (a
+# one-line field refuses them with its own sentence, a step title folds them into spaces).
+_LINE_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def refuse_controls(name: str, text: str, *, one_line: bool = False) -> str:
+    """`text` unchanged, or InvalidField naming the field and the control character found:
+    NUL anywhere; in a one-line value any C0 control but tab and line breaks."""
+    found = (_LINE_CONTROLS if one_line else _NUL).search(text)
+    if found is None:
+        return text
+    code = f"U+{ord(found.group()):04X}"
+    if not one_line:
+        raise InvalidField(name, f"{name} contains a NUL character ({code}); remove it.")
+    raise InvalidField(
+        name,
+        f"{name} contains the control character {code}; a one-line value takes no control "
+        "characters but the tab. Remove it.",
+    )
+
+
 def check_length(name: str, value: str, limit: int) -> str:
+    """`value` within `limit` characters and free of NUL (any text field's two rules)."""
+    refuse_controls(name, value)
     if len(value) > limit:
         raise InvalidField(
             name, f"{name} is {len(value)} characters long; the limit is {limit}. Shorten it."
@@ -153,6 +187,8 @@ def clean_text(name: str, value: object, limit: int, *, one_line: bool = False) 
         return ""
     if one_line and ("\n" in text or "\r" in text):
         raise InvalidField(name, f"{name} must be one line; remove the line breaks.")
+    if one_line:
+        refuse_controls(name, text, one_line=True)
     return check_length(name, text, limit)
 
 

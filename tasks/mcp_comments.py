@@ -19,9 +19,10 @@ from pydantic import BeforeValidator, Field
 from core.mcp import call_service
 from tasks import selectors, services
 from tasks.extensions import CallerRef
-from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, TaskKey
+from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, TaskKey, chars
 from tasks.models import COMMENT_OWNER, Comment
 from tasks.selectors import comments as comment_selectors
+from tasks.selectors.comments import BODY_MAX
 from tasks.selectors.task_page import stamp
 from tasks.services import Outcome
 
@@ -191,7 +192,13 @@ async def comment_ack(
 
 async def comment_add(
     task: TaskKey,
-    body: Annotated[str, Field(description="Your reply in markdown, at most 4000 characters.")],
+    body: Annotated[
+        str,
+        Field(
+            description=f"Your reply in markdown, at most {BODY_MAX} characters.",
+            json_schema_extra=chars(BODY_MAX),
+        ),
+    ],
     in_reply_to: InReplyTo = None,
     session: Session = "",
     session_title: SessionTitle = "",

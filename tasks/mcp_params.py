@@ -14,31 +14,70 @@ from typing import Annotated, Any
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from tasks.fields import EDITABLE_FIELD_NAMES, FIELDS_BY_NAME
+from tasks.fields import (
+    CALLER_NAME_MAX,
+    CALLER_TITLE_MAX,
+    EDITABLE_FIELD_NAMES,
+    FIELDS_BY_NAME,
+    HOOK_SESSION_MAX,
+    PROJECT_SLUG_MAX,
+)
+
+
+def chars(limit: int) -> dict[str, Any]:
+    """A text parameter's limit, written into its schema for the model to see.
+
+    core.mcp's call_tool refuses a longer value before the tool runs (one check for every
+    tool); a parameter without one gets core.mcp.TEXT_PARAM_MAX. Limits of stored values
+    come from the app's value rules (fields.py, models), so forms and tools agree.
+    """
+    return {"maxLength": limit}
+
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
-TaskKey = Annotated[str, Field(description="Task key <slug>-<n>, e.g. acme-shop-12.")]
+# A task key is the project slug, a dash and a number.
+TASK_KEY_MAX = PROJECT_SLUG_MAX + 12
+TaskKey = Annotated[
+    str,
+    Field(
+        description="Task key <slug>-<n>, e.g. acme-shop-12.", json_schema_extra=chars(TASK_KEY_MAX)
+    ),
+]
 Session = Annotated[
     str,
     Field(
         description="Who you are: your Claude desktop session id (local_…) together with "
-        "session_title, else a short readable name. Shown as the author of the write."
+        "session_title, else a short readable name. Shown as the author of the write.",
+        json_schema_extra=chars(CALLER_NAME_MAX),
     ),
 ]
 SessionTitle = Annotated[
-    str, Field(description="Title of your desktop session, when session is a local_ id.")
+    str,
+    Field(
+        description="Title of your desktop session, when session is a local_ id.",
+        json_schema_extra=chars(CALLER_TITLE_MAX),
+    ),
 ]
 HookSession = Annotated[
     str,
-    Field(description="The Claude Code session id your session start gave you, if any."),
+    Field(
+        description="The Claude Code session id your session start gave you, if any.",
+        json_schema_extra=chars(HOOK_SESSION_MAX),
+    ),
 ]
 
 
 # --- the tasks tools' own parameters ------------------------------------------------------
 
-Project = Annotated[str, Field(description="Project slug, e.g. acme-shop (project_list).")]
+Project = Annotated[
+    str,
+    Field(
+        description="Project slug, e.g. acme-shop (project_list).",
+        json_schema_extra=chars(PROJECT_SLUG_MAX),
+    ),
+]
 ExpectedVersion = Annotated[
     int,
     # A model may send null or "" for "not given"; the schema stays a plain integer.
@@ -50,8 +89,12 @@ ExpectedVersion = Annotated[
 ]
 
 
-def text_param(description: str) -> Any:
-    return Annotated[str | None, Field(description=f'{description} "-" or "" clears it.')]
+def text_param(description: str, limit: int | None = None) -> Any:
+    extra = chars(limit) if limit else None
+    return Annotated[
+        str | None,
+        Field(description=f'{description} "-" or "" clears it.', json_schema_extra=extra),
+    ]
 
 
 def field_param(name: str) -> Any:
@@ -64,7 +107,8 @@ def field_param(name: str) -> Any:
         return Annotated[bool | None, Field(description=text)]
     if spec.clearable:
         text += ' "-" or "" clears it.'
-    return Annotated[str | None, Field(description=text)]
+    extra = chars(spec.max_length) if spec.max_length else None
+    return Annotated[str | None, Field(description=text, json_schema_extra=extra)]
 
 
 def editable(values: dict[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -78,9 +122,10 @@ def version_or_none(expected_version: int | None) -> int | None:
     return expected_version if expected_version and expected_version > 0 else None
 
 
-def optional(description: str) -> Any:
+def optional(description: str, limit: int | None = None) -> Any:
     """An optional text parameter: left out (null) changes nothing."""
-    return Annotated[str | None, Field(description=description)]
+    extra = chars(limit) if limit else None
+    return Annotated[str | None, Field(description=description, json_schema_extra=extra)]
 
 
 def step_list(value: Any) -> Any:

@@ -7,6 +7,7 @@ from pydantic import Field
 from core.mcp import call_service, resource_answer
 from tasks import render_md, selectors, services
 from tasks.extensions import CallerRef
+from tasks.fields import PROJECT_DESCRIPTION_MAX, PROJECT_REPO_PATH_MAX
 from tasks.mcp_params import (
     HookSession,
     Project,
@@ -40,8 +41,10 @@ async def project_upsert(
         str, Field(description="Lowercase letters, digits and dashes, e.g. acme-shop.")
     ],
     name: Annotated[str | None, Field(description="Display name (default: the slug).")] = None,
-    repo_path: text_param("Absolute path of the project's repository.") = None,
-    description: text_param("What the project is (markdown).") = None,
+    repo_path: text_param(
+        "Absolute path of the project's repository.", PROJECT_REPO_PATH_MAX
+    ) = None,
+    description: text_param("What the project is (markdown).", PROJECT_DESCRIPTION_MAX) = None,
     session: Session = "",
     session_title: SessionTitle = "",
     hook_session: HookSession = "",

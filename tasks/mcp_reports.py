@@ -7,12 +7,14 @@ from pydantic import Field
 from core.mcp import call_service
 from tasks import render_md, selectors, services
 from tasks.extensions import CallerRef
+from tasks.fields import DECISION_TEXT_MAX, QUERY_MAX, REPORT_BODY_MAX
 from tasks.mcp_params import (
     HookSession,
     Project,
     Session,
     SessionTitle,
     TaskKey,
+    chars,
     editable,
     field_param,
 )
@@ -24,7 +26,8 @@ async def report_add(
         str,
         Field(
             description="Markdown report. First line: state · size · gist, e.g. "
-            "verified · M · login works with 2FA (rules_get lists states and sizes)."
+            "verified · M · login works with 2FA (rules_get lists states and sizes).",
+            json_schema_extra=chars(REPORT_BODY_MAX),
         ),
     ],
     next_step: field_param("next_step") = None,
@@ -57,7 +60,13 @@ async def report_add(
 
 
 async def decision_add(
-    text: Annotated[str, Field(description="The decision in a sentence or two.")],
+    text: Annotated[
+        str,
+        Field(
+            description="The decision in a sentence or two.",
+            json_schema_extra=chars(DECISION_TEXT_MAX),
+        ),
+    ],
     project: Annotated[
         str, Field(description="Project slug; may be left out when task is given.")
     ] = "",
@@ -120,7 +129,11 @@ def _decision_list(project: str, query: str, task: str | None, include_supersede
 async def decision_list(
     project: Project,
     query: Annotated[
-        str, Field(description="Words every listed decision's text or source holds.")
+        str,
+        Field(
+            description="Words every listed decision's text or source holds.",
+            json_schema_extra=chars(QUERY_MAX),
+        ),
     ] = "",
     task: Annotated[str | None, Field(description="Only the decisions of this task key.")] = None,
     include_superseded: Annotated[

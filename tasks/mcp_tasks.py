@@ -7,7 +7,7 @@ from pydantic import Field
 from core.mcp import call_service
 from tasks import render_md, selectors, services
 from tasks.extensions import CallerRef, task_sections
-from tasks.fields import schema_table_md
+from tasks.fields import FIELDS_BY_NAME, QUERY_MAX, schema_table_md
 from tasks.mcp_params import (
     ExpectedVersion,
     HookSession,
@@ -15,6 +15,7 @@ from tasks.mcp_params import (
     Session,
     SessionTitle,
     TaskKey,
+    chars,
     editable,
     field_param,
     text_param,
@@ -39,7 +40,11 @@ async def task_list(
     stage: Annotated[str, Field(description="Only this stage (plan … done).")] = "",
     include_done: Annotated[bool, Field(description="Also list done tasks.")] = False,
     query: Annotated[
-        str, Field(description="Only tasks whose key, title or text contains this.")
+        str,
+        Field(
+            description="Only tasks whose key, title or text contains this.",
+            json_schema_extra=chars(QUERY_MAX),
+        ),
     ] = "",
 ) -> str:
     """List a project's tasks, grouped by stage (done tasks only when asked).
@@ -71,7 +76,13 @@ async def task_get(task: TaskKey) -> str:
 
 async def task_create(
     project: Project,
-    title: Annotated[str, Field(description="Short name of the task.")],
+    title: Annotated[
+        str,
+        Field(
+            description="Short name of the task.",
+            json_schema_extra=chars(FIELDS_BY_NAME["title"].max_length),
+        ),
+    ],
     description: field_param("description") = None,
     stage: field_param("stage") = None,
     size: field_param("size") = None,
@@ -200,7 +211,9 @@ async def task_patch(
 async def task_set_stage(
     task: TaskKey,
     stage: Annotated[str, Field(description="plan, dev, review, test, live or done.")],
-    note: text_param("Stage note: why it moves, what holds it.") = None,
+    note: text_param(
+        "Stage note: why it moves, what holds it.", FIELDS_BY_NAME["stage_note"].max_length
+    ) = None,
     next_step: field_param("next_step") = None,
     waiting_on: field_param("waiting_on") = None,
     expected_version: ExpectedVersion = 0,

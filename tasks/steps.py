@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import InvalidField
+from tasks.fields import refuse_controls
 
 
 @dataclass(frozen=True)
@@ -19,10 +20,11 @@ class StepIn:
     details: str | None = None
 
 
-def checked_text(name: str, value: object, limit: int) -> str:
+def checked_text(name: str, value: object, limit: int, *, one_line: bool = False) -> str:
+    """Text stripped, within `limit`, without NUL (and, one line, without C0 controls)."""
     if not isinstance(value, str):
         raise InvalidField(name, f"{name} must be text.")
-    text = value.strip()
+    text = refuse_controls(name, value.strip(), one_line=one_line)
     if len(text) > limit:
         raise InvalidField(name, f"{name} is {len(text)} characters; at most {limit} are kept.")
     return text
@@ -57,7 +59,9 @@ def clean_steps(
                 "steps", f"Step {n} has unknown keys {unknown}: use title and details."
             )
         title = " ".join(
-            checked_text(f"title of step {n}", item.get("title") or "", title_max).split()
+            checked_text(
+                f"title of step {n}", item.get("title") or "", title_max, one_line=True
+            ).split()
         )
         if not title:
             raise InvalidField("steps", f"Step {n} has no title: every step needs one.")

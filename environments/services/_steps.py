@@ -137,9 +137,10 @@ def apply_change(
     environment and for a proposal (§7).
     """
     existing = find_environment(project, change.environment)
+    name = existing.name if existing else f.clean_name(change.environment)
     if existing is None and change.kind is None:
-        raise InvalidField("kind", f"A new environment ({change.environment}) needs a kind.")
-    env = existing or Environment(project=project, name=f.clean_name(change.environment))
+        raise InvalidField("kind", f"A new environment ({name}) needs a kind.")
+    env = existing or Environment(project=project, name=name)
     before = Stand(env.kind, env.level, dict(env.overrides)) if existing else None
     changed = _set_values(env, change, creating=existing is None)
     if (
@@ -187,7 +188,9 @@ def _set_values(env: Environment, change: Change, *, creating: bool) -> tuple[st
     if change.base_url is not None:
         env.base_url = f.clean_base_url(change.base_url)
     if change.login_state_path is not None:
-        env.login_state_path = f.clean_text("login_state_path", change.login_state_path)
+        env.login_state_path = f.clean_text(
+            "login_state_path", change.login_state_path, one_line=True
+        )
     if change.notes is not None:
         env.notes = f.clean_text("notes", change.notes, f.NOTES_MAX)
     if change.level is not None:

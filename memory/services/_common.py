@@ -8,6 +8,7 @@ import re
 from core.errors import InvalidField
 from environments.secrets import SecretsPolicy, scan_text
 from policy import selectors as policy_selectors
+from tasks.fields import refuse_controls
 from tasks.models import Project
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -29,8 +30,9 @@ def clean_slug(value: str | None, *, field: str, max_length: int, lists: str) ->
 def clean_line(value: str | None, *, field: str, max_length: int) -> str:
     """One line of text at most max_length characters ("" when None)."""
     text = (value or "").strip()
-    if "\n" in text:
+    if "\n" in text or "\r" in text:
         raise InvalidField(field, f"{field} is one line; put longer text into the body.")
+    refuse_controls(field, text, one_line=True)
     if len(text) > max_length:
         raise InvalidField(
             field, f"{field} has {len(text)} characters; the limit is {max_length}. Shorten it."

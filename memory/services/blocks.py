@@ -18,6 +18,7 @@ from memory.models import BLOCK_LIMIT_DEFAULT, BLOCK_LIMIT_MAX, MemoryBlock
 from memory.services._common import clean_line, clean_slug, quoted, refuse_secrets
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, CallerRef, caller_in
+from tasks.fields import refuse_controls
 from tasks.selectors import get_project
 
 LABEL_MAX = 80
@@ -103,7 +104,7 @@ def block_set(
         else None
     )
     limit_given = _clean_limit(char_limit)
-    body = body or ""
+    body = refuse_controls("body", body or "")
     if base_version is None or base_version < 0:
         raise InvalidField("base_version", "base_version is 0 to create, else the version read.")
     is_owner = as_owner and not isinstance(actor, CallerRef)

@@ -15,10 +15,11 @@ from django.utils import timezone
 
 from core.errors import InvalidField, NotFound, VersionConflict
 from memory import sections
-from memory.models import DOC_NAME_MAX, TITLE_MAX, Document, DocumentVersion
+from memory.models import DOC_NAME_MAX, DOC_TEXT_MAX, TITLE_MAX, Document, DocumentVersion
 from memory.services._common import clean_line, clean_slug, quoted, refuse_secrets
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
+from tasks.fields import check_length
 from tasks.models import Project
 from tasks.selectors import get_project
 
@@ -123,6 +124,7 @@ def doc_update(
         raise InvalidField("base_version", "base_version is 0 to create, else the version read.")
     if not text.strip() and not anchor:
         raise InvalidField("text", "text is empty: write the document's markdown.")
+    check_length("text", text, DOC_TEXT_MAX)
     with transaction.atomic():
         proj = get_project(project)
         who = caller_in(actor)

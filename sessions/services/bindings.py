@@ -138,7 +138,7 @@ def task_unbind_session(*, task: Task | str, actor: Actor, reason: str = "") -> 
     reason = _reason(reason)
     with transaction.atomic():
         task = _task_of(task)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         current = _current_binding(task)
         if current is None:
             return UnbindResult(task=task, session=None, caller_notes=who.notes)

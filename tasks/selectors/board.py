@@ -27,6 +27,7 @@ from core.display import STAGES, safe_href, stage_label
 from core.errors import NotFound
 from core.links import link_pattern
 from tasks import extensions
+from tasks.fields import QUERY_MAX
 from tasks.models import Project, Task
 from tasks.selectors import is_next_step_stale
 
@@ -36,7 +37,6 @@ DONE_CAP = 200
 COLUMN_LIMIT = 50  # cards an open column shows before "Show N more" (4 columns ≈ 190 KiB)
 SHOWN_MAX = 10_000  # a `shown_<stage>` above this is read as this
 OPEN_STAGES = tuple(s for s in STAGES if s != "done")
-QUERY_MAX = 200
 HOOK_STATUSES = ("working", "waiting", "idle", "ended")
 # Columns no card or card extension reads: left in the database (a board of hundreds of cards
 # reads less, and every datetime left out is a converter call less per row).

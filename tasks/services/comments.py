@@ -189,7 +189,7 @@ def comment_add(
     reply_to = None if in_reply_to in (None, "", 0) else _comment_id("in_reply_to", in_reply_to)
     with transaction.atomic():
         task = load_task(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         now = timezone.now()
         parent = None
         if reply_to is not None:

@@ -111,7 +111,7 @@ def report_add(
 
     def attempt() -> Outcome[Report]:
         task = load_task(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         rules = project_rules(task.project)
         summary = report_summary(text)
         head = parse_first_line(summary, rule_states(rules.doc), rule_sizes(rules.doc))

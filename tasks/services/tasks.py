@@ -118,7 +118,7 @@ def _write(
 
     def attempt() -> tuple[Outcome[Task], TaskChange]:
         task = load_task(key)
-        who = caller_in(actor, task_key=task.key)
+        who = caller_in(actor, task=task)
         check_version(task, expected)
         change = TaskChange(task=task)
         change.apply(values)

@@ -132,3 +132,27 @@ def test_serve_sweeps_what_a_crash_left_under_attachments(tmp_path: Path) -> Non
         assert (home / "attachments").is_dir()
     finally:
         srv.stop()
+
+
+def test_a_file_past_the_sdks_4_mib_body_default_reaches_attach_file(
+    server: RelaybayServer,
+) -> None:
+    """The SDK refused /mcp bodies over 4 MiB with a bare 413, so a 3 MB screenshot failed
+    as a protocol error although attachments_max_mb is 10: the transport now admits what
+    the HTTP parser admits for /mcp, and the tool's own file limit answers."""
+    big = images.GIF + b"\0" * (6 * 1024 * 1024)
+    over = images.GIF + b"\0" * (10 * 1024 * 1024)
+
+    async def scenario(agent: Agent) -> tuple[str, str]:
+        await new_project(agent, "bigfile")
+        key = await new_task(agent, "bigfile", title="Big file")
+        ok = await agent.ok("attach_file", task=key, content_base64=base64.b64encode(big).decode())
+        refused = await agent.err(
+            "attach_file", task=key, content_base64=base64.b64encode(over).decode()
+        )
+        return ok, refused
+
+    ok, refused = run(server, scenario)
+    status, _, body = fetch(server, f"/files/{attachment_id(ok)}", server.token)
+    assert (status, len(body)) == (200, len(big))
+    assert "10 MB" in refused

@@ -56,17 +56,46 @@ def test_a_wrongly_typed_argument_says_what_it_expects(server: RelaybayServer) -
     run(server, scenario)
 
 
-def test_an_unknown_argument_is_refused_and_changes_nothing(server: RelaybayServer) -> None:
+def test_an_unknown_argument_is_refused_naming_the_nearest_valid_one(
+    server: RelaybayServer,
+) -> None:
     async def scenario(agent: Agent) -> None:
         await new_project(agent, "unknown")
         key = await new_task(agent, "unknown")
-        text = plain(await agent.err("task_update", task=key, nextstep="write tests"))
-        assert text.startswith("task_update has no argument nextstep. It takes: task (required)")
-        assert "next_step" in text
+        text = plain(await agent.err("task_update", task=key, next_stpe="write tests"))
+        assert text.startswith(
+            'task_update: unknown parameter "next_stpe" — did you mean "next_step"? '
+            "Valid: task (required), expected_version, title,"
+        )
         assert text.endswith("Nothing changed.")
         assert await agent.version(key) == 1
+        text = plain(await agent.err("task_update", task=key, zzz="write tests"))
+        assert text.startswith('task_update: unknown parameter "zzz". Valid: task (required)')
         text = plain(await agent.err("project_list", verbose=True))
-        assert "project_list has no argument verbose. It takes: no arguments." in text
+        assert 'project_list: unknown parameter "verbose". Valid: none' in text
+
+    run(server, scenario)
+
+
+def test_every_text_parameter_shows_its_limit_and_a_longer_value_is_refused_by_name(
+    server: RelaybayServer,
+) -> None:
+    """A 100,000-character query reached SQLite and answered "internal error"."""
+
+    async def scenario(agent: Agent) -> None:
+        await new_project(agent, "limits")
+        key = await new_task(agent, "limits")
+        tools = {t.name: t.input_schema for t in (await agent.client.list_tools()).tools}
+        assert tools["task_list"]["properties"]["query"]["maxLength"] == 200
+        assert tools["task_update"]["properties"]["description"]["maxLength"] == 20_000
+        assert tools["project_upsert"]["properties"]["session"]["maxLength"] == 100
+        assert tools["policy_get"]["properties"]["environment"]["maxLength"] == 1_000  # default
+        text = plain(await agent.err("task_list", project="limits", query="x" * 100_000))
+        assert text.startswith("task_list: query is 100000 characters long; the limit is 200.")
+        text = plain(await agent.err("task_update", task=key, description="d" * 20_001))
+        assert "task_update: description is 20001 characters long; the limit is 20000" in text
+        await agent.ok("task_update", task=key, description="d" * 20_000, session="tester")
+        assert await agent.version(key) == 2
 
     run(server, scenario)
 

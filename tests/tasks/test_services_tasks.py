@@ -244,6 +244,24 @@ def test_one_line_fields_refuse_line_breaks(name):
         services.task_patch(key=task.key, fields={name: "a\nb"}, actor=ACTOR)
 
 
+@pytest.mark.parametrize("name", ONE_LINE)
+@pytest.mark.parametrize("control", ["\x00", "\x01", "\x08", "\x0b", "\x1b", "\x1f"])
+def test_one_line_fields_refuse_control_characters_naming_the_field(name, control):
+    task = make_task()
+    with pytest.raises(InvalidField, match=f"{name} contains the control character U\\+00"):
+        services.task_patch(key=task.key, fields={name: f"a{control}b"}, actor=ACTOR)
+    assert reload(task).version == task.version
+
+
+def test_a_tab_is_kept_in_a_one_line_field_and_multi_line_text_refuses_only_nul():
+    task = make_task()
+    services.task_update(key=task.key, actor=ACTOR, title="a\tb", description="x\n\x1b[1my\x07")
+    fresh = reload(task)
+    assert (fresh.title, fresh.description) == ("a\tb", "x\n\x1b[1my\x07")
+    with pytest.raises(InvalidField, match="description contains a NUL character"):
+        services.task_update(key=task.key, actor=ACTOR, description="x\x00y")
+
+
 def test_surrounding_whitespace_is_dropped():
     task = make_task()
     services.task_update(key=task.key, actor=ACTOR, branch="  main \n", description="\n\nWhy\n")

@@ -500,6 +500,9 @@ def test_strict_mode_refuses_the_move_and_changes_nothing(web, strict):
         ("title", "", "title cannot be cleared"),
         ("stage", "later", "Unknown stage"),
         ("waiting_on", "a\nb", "waiting_on must be one line"),
+        ("title", "bad\x00title", "title contains the control character U+0000"),
+        ("branch", "main\x1b[0m", "branch contains the control character U+001B"),
+        ("description", "text\x00", "description contains a NUL character"),
         ("priority", "p" * 41, "priority is 41 characters long; the limit is 40"),
     ],
 )
