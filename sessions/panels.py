@@ -18,7 +18,7 @@ from django.utils import timezone
 from core import tokens
 from core.links import link_pattern
 from core.security import current_token
-from sessions import selectors
+from sessions import forgotten, selectors, stuck
 from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding
 from tasks.extensions import (
     CardExtra,
@@ -95,20 +95,27 @@ def panel_urls(slug: str, key: str) -> dict[str, str]:
 
 
 WAITING_CHIP = "chip-agent-waiting"
+STUCK_CHIP = "chip-agent-stuck"
 
 
 def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
-    """{task id: the bound session's name, hook status and desktop link, and a "waiting:
-    <what on>" badge while it waits for an answer (sessions/waiting.py)}, in one query."""
+    """{task id: the bound session's name, hook status and desktop link, a "waiting: <what
+    on>" badge while it waits for an answer (sessions/waiting.py) and a "possibly stuck"
+    badge (sessions/stuck.py)}; a fixed number of queries whatever the number of cards."""
+    stuck_reasons = {s.task.pk: s.reason for s in stuck.stuck_sessions()}
     return {
         task_id: CardExtra(
-            badges=_waiting_badge(session),
+            badges=_waiting_badge(session) + _stuck_badge(stuck_reasons.get(task_id)),
             session_name=session.name,  # board.js matches it with the events' session
             hook_status=session.hook_status if session.hook_status in STATUS_WORDS else "",
             desktop_link=selectors.desktop_link(session) or "",
         )
         for task_id, session in selectors.bound_sessions(tasks).items()
     }
+
+
+def _stuck_badge(reason: str | None) -> tuple[tuple[str, str, str], ...]:
+    return ((f"possibly stuck: {reason}", STUCK_CHIP, ""),) if reason else ()
 
 
 def _waiting_badge(session: Session) -> tuple[tuple[str, str, str], ...]:
@@ -144,12 +151,19 @@ class SessionItem:
     desktop_link: str
     unlinked_reason: str
     tasks: tuple[TaskLink, ...]
+    signals: tuple[str, ...] = ()  # "possibly stuck: …", "forgotten: …" (docs/signals.md)
 
 
 def session_rows(project: Project | None = None) -> list[SessionItem]:
-    """The Sessions page rows (all, or a project's), newest activity first; two queries."""
+    """The Sessions page rows (all, or a project's), newest activity first, each with its
+    signals (possibly stuck, forgotten); a fixed number of queries."""
     now = timezone.now()
     board = link_pattern("board", "slug")
+    signals: dict[int, list[str]] = {}
+    for s in stuck.stuck_sessions(now):
+        signals.setdefault(s.session_id, []).append(f"possibly stuck: {s.reason}")
+    for f in forgotten.forgotten_sessions(now):
+        signals.setdefault(f.session.pk, []).append(f"forgotten: {f.reason}")
     return [
         SessionItem(
             id=r.id,
@@ -166,6 +180,7 @@ def session_rows(project: Project | None = None) -> list[SessionItem]:
             tasks=tuple(
                 TaskLink(t.key, f"{board(t.slug)}?" + urlencode({"task": t.key})) for t in r.tasks
             ),
+            signals=tuple(signals.get(r.id, ())),
         )
         for r in selectors.sessions_list(project)
     ]

@@ -122,6 +122,7 @@ def _open_tasks(session: Session) -> list[Task]:
 
 @dataclass(frozen=True)
 class Stuck:
+    session_id: int
     session: str
     task: Task
     reason: str
@@ -160,13 +161,13 @@ def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
         repeat = repeats.get(b.session_id)
         if repeat is not None and (wrote is None or wrote < repeat.stuck_at):
             reason = repeat_reason(repeat.tool, repeat.count)
-            found[b.task_id] = Stuck(b.session.name, b.task, reason, repeat.stuck_at)
+            found[b.task_id] = Stuck(b.session_id, b.session.name, b.task, reason, repeat.stuck_at)
             continue
         quiet_since = max(wrote or b.bound_at, b.bound_at)
         if window and b.session.hook_status == WORKING and now - quiet_since > window:
             minutes = int((now - quiet_since).total_seconds() // 60)
             reason = f"working {minutes} min without a relaybay write or a plan step change"
-            found[b.task_id] = Stuck(b.session.name, b.task, reason, quiet_since)
+            found[b.task_id] = Stuck(b.session_id, b.session.name, b.task, reason, quiet_since)
     return sorted(found.values(), key=lambda s: s.since)
 
 

@@ -1,11 +1,15 @@
-"""Agents waiting for an answer in headless Chromium against a real server (issue 19 §2):
-a permission prompt through the hook endpoint puts "waiting: Bash git push origin main" on
-the task's card, in the Inbox group "Agents waiting for an answer" and in a browser
-notification; the next PostToolUse clears the card. At 1440 and 390 px."""
+"""The board's signals in headless Chromium against a real server (issue 19): a permission
+prompt through the hook endpoint puts "waiting: Bash git push origin main" on the task's
+card, in the Inbox group "Agents waiting for an answer" and in a browser notification, and
+the next PostToolUse clears the card; five identical calls list the session under "Possibly
+stuck" (and on its card); a session working with no task is under "Forgotten sessions"
+until the owner dismisses it. At 1440 and 390 px."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import sqlite3
 import uuid
 from typing import Any
 
@@ -72,4 +76,46 @@ def test_a_permission_prompt_shows_on_the_card_the_inbox_and_as_a_notification(
     page.goto(f"{server.base_url}/p/{w.slug}")
     expect(page.locator(f"#card-{w.key}")).to_be_visible()
     expect(page.locator(f"#card-{w.key} .chip-agent-waiting")).to_have_count(0)
+    watched.assert_clean()
+
+
+@pytest.mark.parametrize("name", list(WIDTHS))
+def test_possibly_stuck_and_forgotten_sessions_in_the_inbox(
+    server: RelaybayServer, context_page: Any, name: str
+) -> None:
+    w = waiting_agent(server)
+    for _ in range(5):  # the same call five times in a row
+        w.hook("PreToolUse.Bash", tool_input={"command": "npm test", "description": "d"})
+    lost = World(server, "", "", f"/home/dev/nowhere-{name}", "", str(uuid.uuid4()))
+    lost.hook("SessionStart.startup.print")  # a folder of no project: no task is bound
+    lost.hook("UserPromptSubmit.print")
+    with contextlib.closing(sqlite3.connect(server.home / "relaybay.sqlite")) as db:
+        db.execute(  # known for 15 minutes: as if it had been working all that time
+            "UPDATE agent_sessions_session SET created_at = datetime('now', '-15 minutes') "
+            "WHERE cc_session_id = ?",
+            (lost.cc_id,),
+        )
+        db.commit()
+
+    watched = context_page(width=WIDTHS[name], height=900)
+    page = watched.page
+    sign_in(page, server, "/inbox")
+    wait_state(page, "live")
+    stuck = page.locator("#inbox-possibly-stuck")
+    expect(stuck).to_contain_text(f"{w.session} · Release the gift cards")
+    expect(stuck).to_contain_text("the same Bash call 5 times in a row")
+    forgotten = page.locator("#inbox-forgotten-sessions")
+    expect(forgotten).to_contain_text(f"nowhere-{name}")
+    expect(forgotten).to_contain_text("working with no task bound (known for 15 min)")
+
+    forgotten.locator("li", has_text=f"nowhere-{name}").get_by_role(
+        "button", name="Dismiss"
+    ).click()
+    expect(page.locator("#flash")).to_contain_text("dismissed (marked ended)")
+    expect(page.locator("#inbox-forgotten-sessions")).to_have_count(0)
+
+    page.goto(f"{server.base_url}/p/{w.slug}")
+    expect(page.locator(f"#card-{w.key} .chip-agent-stuck")).to_have_text(
+        "possibly stuck: the same Bash call 5 times in a row"
+    )
     watched.assert_clean()

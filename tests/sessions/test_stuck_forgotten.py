@@ -214,3 +214,26 @@ def test_the_inbox_page_lists_a_stuck_session():
 
 def inbox_groups() -> list[Any]:
     return list(build_inbox().groups)
+
+
+def test_a_stuck_session_shows_on_its_card_and_the_sessions_page():
+    task = bound_task()
+    for _ in range(5):
+        call()
+    client = signed_in_client()
+    line = "possibly stuck: the same Bash call 5 times in a row"
+    board = client.get(reverse("board", args=[task.project.slug])).content.decode()
+    assert f'<span class="chip chip-agent-stuck">{line}</span>' in board
+    sessions = client.get(reverse("sessions")).content.decode()
+    assert f'<p class="ss-signal" role="status">{line}</p>' in sessions
+
+
+def test_a_forgotten_session_shows_on_the_sessions_page():
+    hook_event(payload=payload("Stop.first", session_id=CC_ID))
+    Session.objects.filter(cc_session_id=CC_ID).update(
+        activity_at=timezone.now() - timedelta(hours=30)
+    )
+    sessions = signed_in_client().get(reverse("sessions")).content.decode()
+    assert '<p class="ss-signal" role="status">forgotten: idle since 1 d ago, not ended</p>' in (
+        sessions
+    )
