@@ -3,8 +3,9 @@ wake-up wait or Django.
 
 Daphne sends no lifespan, and the MCP SDK's session manager must run before the first
 /mcp request, so the manager is started lazily (once, behind a lock) and stopped by the
-shutdown trigger `relaybay serve` registers (or by lifespan under uvicorn in tests).
-Every response, whoever produced it, leaves with the §9.7 headers.
+shutdown trigger `relaybay serve` registers (or by lifespan under uvicorn in tests). The
+first request also starts the minute's signal sweep (sessions/sweep.py), cancelled at
+shutdown. Every response, whoever produced it, leaves with the §9.7 headers.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 from typing import Any
 
@@ -31,10 +33,13 @@ from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site.mcp_server import build_server  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
 from sessions import hooks, wake  # noqa: E402
+from sessions import sweep as signal_sweep  # noqa: E402
 from sessions.activity import flush_pending_activity  # noqa: E402
 
 Scope = dict[str, Any]
+log = logging.getLogger("relaybay.server")
 _flush_activity = sync_to_async(flush_pending_activity, thread_sensitive=True)
+_sweep = sync_to_async(signal_sweep.sweep, thread_sensitive=True)
 
 
 async def _plain(send: Any, status: int, text: str, extra: list | None = None) -> None:
@@ -82,6 +87,16 @@ def _with_security_headers(send: Any) -> Any:
     return wrapped
 
 
+async def _sweep_forever() -> None:
+    """Once a minute, the signals that become true with time alone (sessions/sweep.py)."""
+    while True:
+        await asyncio.sleep(signal_sweep.SWEEP_SECONDS)
+        try:
+            await _sweep()
+        except Exception:
+            log.exception("the signal sweep failed; it runs again in a minute")
+
+
 class RelaybayApp:
     def __init__(self) -> None:
         self.django = ProtocolTypeRouter({"http": get_asgi_application()})
@@ -100,6 +115,7 @@ class RelaybayApp:
         self._lock: asyncio.Lock | None = None
         self._stop: asyncio.Event | None = None
         self._manager: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -108,6 +124,8 @@ class RelaybayApp:
         if scope["type"] != "http":
             await self.django(scope, receive, send)
             return
+        if self._sweeper is None:  # the first request starts the minute's signal sweep
+            self._sweeper = asyncio.get_running_loop().create_task(_sweep_forever())
         send = _with_security_headers(send)
         headers = security.headers_of(scope.get("headers", []))
         host = headers.get("host")
@@ -173,6 +191,8 @@ class RelaybayApp:
         waits below are bounded, because daphne cancels whatever is left anyway.
         """
         live.stop_long_lived()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         with contextlib.suppress(Exception):  # the latest activity of working sessions (§4)
             await asyncio.wait_for(_flush_activity(all_of_them=True), 1)
         if self._stop is not None:

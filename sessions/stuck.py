@@ -41,6 +41,7 @@ from tasks.selectors.inbox import task_row
 ORDER = 90  # last of the PreToolUse providers: it adds no line
 EVENTS = frozenset({"PreToolUse"})
 STATE_MAX = 10_000
+LONG_WORK = "working"  # how a long-work reason starts (sessions/sweep.py tells them apart)
 # The writes that count as progress (as in sessions/turn_end.py, plus any task update).
 PROGRESS_KINDS = (
     EventKind.REPORT_ADDED,
@@ -166,7 +167,7 @@ def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
         quiet_since = max(wrote or b.bound_at, b.bound_at)
         if window and b.session.hook_status == WORKING and now - quiet_since > window:
             minutes = int((now - quiet_since).total_seconds() // 60)
-            reason = f"working {minutes} min without a relaybay write or a plan step change"
+            reason = f"{LONG_WORK} {minutes} min without a relaybay write or a plan step change"
             found[b.task_id] = Stuck(b.session_id, b.session.name, b.task, reason, quiet_since)
     return sorted(found.values(), key=lambda s: s.since)
 

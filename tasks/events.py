@@ -34,6 +34,7 @@ class EventKind(StrEnum):
     SESSION_ALIAS_ADDED = "session.alias_added"
     SESSION_TODO_UPDATED = "session.todo_updated"
     SESSION_STUCK = "session.stuck"
+    SESSION_FORGOTTEN = "session.forgotten"
     COMMENT_ADDED = "comment.added"
     COMMENT_DELIVERED = "comment.delivered"
     COMMENT_READ = "comment.read"
@@ -137,9 +138,10 @@ def to_message(event: Event, project: str | None, key: str | None) -> LiveMessag
         "from": p.get("from"),
         "to": p.get("to"),
         "session": p.get("session"),
-        "waiting": p.get("waiting"),
         "summary": describe(event.kind, p),
     }
+    if p.get("waiting"):  # what a session waits on: the browser notification names it
+        data["waiting"] = p["waiting"]
     return LiveMessage(id=event.id, kind=event.kind, project=project, data=data)
 
 
@@ -257,6 +259,7 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{p.get('alias', '')} is now an alias of {p.get('session', '')}"
     ),
     "session.stuck": lambda p: f"{p.get('session', '')}: possibly stuck — {p.get('reason', '')}",
+    "session.forgotten": lambda p: f"{p.get('session', '')}: forgotten — {p.get('reason', '')}",
     "session.todo_updated": lambda p: (
         f"{p.get('session', '')}: todo of {p.get('items', 0)} item(s)"
         + (f", now {p['in_progress']}" if p.get("in_progress") else "")

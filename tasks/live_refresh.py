@@ -57,6 +57,7 @@ TABLE: dict[str, Fragment] = {
             "session.seen",
             "session.status_changed",
             "session.stuck",
+            "session.forgotten",
             "report.added",  # progress: clears "Possibly stuck"
             "plan.step_updated",
             "comment.added",

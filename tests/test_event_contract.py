@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from plans import services as plan_services
 from policy import global_file
 from policy import services as policy_services
 from reviews import services as review_services
-from sessions import activity, stuck
+from sessions import activity, stuck, sweep
 from sessions import services as session_services
 from sessions.hook_service import hook_event
 from sessions.models import Session
@@ -439,6 +440,21 @@ def _() -> Case:
     for _ in range(4):  # the fifth identical call in a row crosses stuck_repeat_calls
         call()
     return Case(call, [("session.stuck", keys("session", "reason"))], "alice")
+
+
+@contract("session.forgotten")
+def _() -> Case:
+    sweep.forget()
+    _, alice = bound_to_alice()
+    sweep.sweep(actor=ACTOR)  # the first sweep after a start only takes note
+    Session.objects.filter(pk=alice.pk).update(
+        hook_status="idle", activity_at=timezone.now() - timedelta(days=2)
+    )
+    return Case(
+        partial(sweep.sweep, actor=ACTOR),
+        [("session.forgotten", keys("session", "reason"))],
+        "alice",
+    )
 
 
 @contract("session.alias_added")

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from core import tokens
 from core.security import current_token
-from sessions import activity, forgotten, stuck
+from sessions import activity, forgotten, stuck, sweep
 from sessions import services as session_services
 from sessions.hook_service import hook_event
 from sessions.models import Session, TaskBinding
@@ -237,3 +237,45 @@ def test_a_forgotten_session_shows_on_the_sessions_page():
     assert '<p class="ss-signal" role="status">forgotten: idle since 1 d ago, not ended</p>' in (
         sessions
     )
+
+
+# --- the minute's sweep ---------------------------------------------------------------------
+
+
+def test_the_sweep_pushes_time_based_signals_once_when_they_appear():
+    sweep.forget()
+    hook_event(payload=payload("Stop.first", session_id=CC_ID))
+    session = Session.objects.get(cc_session_id=CC_ID)
+    Session.objects.filter(pk=session.pk).update(activity_at=timezone.now() - timedelta(days=3))
+    assert sweep.sweep() == []  # the first sweep after a start only takes note
+    other = "5b0c9a64-3c1e-4e7e-9d4a-0f6a2b1c3d4e"
+    hook_event(payload=payload("Stop.first", session_id=other))
+    Session.objects.filter(cc_session_id=other).update(
+        activity_at=timezone.now() - timedelta(days=2)
+    )
+    [event] = sweep.sweep()
+    assert event.kind == "session.forgotten"
+    assert event.payload["reason"] == "idle since 2 d ago, not ended"
+    assert sweep.sweep() == []  # never twice for the same signal
+
+
+def test_the_sweep_pushes_long_work():
+    sweep.forget()
+    task = bound_task()
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))
+    assert sweep.sweep() == []
+    age_binding(task, 60)
+    Event.objects.filter(task=task).update(created_at=timezone.now() - timedelta(minutes=60))
+    [event] = sweep.sweep()
+    assert event.kind == "session.stuck"
+    assert event.payload["reason"].startswith("working 60 min without a relaybay write")
+
+
+def test_the_sweep_leaves_repetitions_to_their_own_event():
+    sweep.forget()
+    bound_task()
+    sweep.sweep()
+    for _ in range(5):
+        call()
+    assert Event.objects.filter(kind="session.stuck").count() == 1
+    assert sweep.sweep() == []
