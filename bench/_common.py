@@ -11,6 +11,8 @@ import contextlib
 import http.client
 import json
 import math
+import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.support.server import RelaybayServer  # noqa: E402
+from tests.support.server import RelaybayServer, free_port  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -34,6 +36,61 @@ def private_server(**env: str) -> Iterator[RelaybayServer]:
             yield server
         finally:
             server.stop()
+
+
+def serve_under_daphne(app: object, port: int) -> None:
+    """Serve a bare ASGI app as `relaybay serve` runs daphne: the same HTTP factory, an
+    access log line per request — the floor a benchmark compares the product with."""
+    from daphne.endpoints import build_endpoint_description_strings
+    from daphne.server import Server
+
+    from relaybay_site import http_limits
+
+    def access_log(protocol: str, action: str, details: dict) -> None:
+        if protocol == "http" and action == "complete":
+            sys.stderr.write(
+                f"{details.get('method')} {details.get('path')} {details.get('status')}\n"
+            )
+
+    http_limits.install(10)
+    Server(
+        app,
+        endpoints=build_endpoint_description_strings(host="127.0.0.1", port=port),
+        signal_handlers=True,
+        action_logger=access_log,
+        verbosity=0,
+        application_close_timeout=2,
+    ).run()
+
+
+@contextlib.contextmanager
+def daphne_child(script: Path, flag: str) -> Iterator[object]:
+    """`python <script> <flag> <port>` (which calls serve_under_daphne) on a free port, up
+    once it answers an HTTP request; a stand-in with the `port` a RelaybayServer has."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(script), flag, str(port)],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "relaybay_site.settings"},
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                conn.request("GET", "/")
+                conn.getresponse().read()
+                conn.close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"{script.name} {flag} did not start") from None
+                time.sleep(0.1)
+        yield type("Bare", (), {"port": port, "base_url": f"http://127.0.0.1:{port}"})()
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def percentile(samples: Sequence[float], p: float) -> float:

@@ -14,29 +14,29 @@ Prints a table and asserts nothing. Run: .venv/bin/python bench/http_floor.py
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import http.client
-import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (
     SseSubscribers,
+    daphne_child,
     get_json,
     ms,
     percentile,
     private_server,
+    serve_under_daphne,
     table,
 )
 
 from tests.support.mcp_client import mcp_client, text_of
-from tests.support.server import RelaybayServer, free_port
+from tests.support.server import RelaybayServer
 
 SINGLE_REQUESTS = 1000
 CONCURRENT_CLIENTS = 20
@@ -62,57 +62,9 @@ async def bare_app(scope: dict, receive: object, send: object) -> None:
     await send({"type": "http.response.body", "body": body})  # type: ignore[operator]
 
 
-def _serve_bare(port: int) -> None:
-    """daphne as `relaybay serve` runs it: the same factory, an access log line per request."""
-    from daphne.endpoints import build_endpoint_description_strings
-    from daphne.server import Server
-
-    from relaybay_site import http_limits
-
-    def access_log(protocol: str, action: str, details: dict) -> None:
-        if protocol == "http" and action == "complete":
-            sys.stderr.write(
-                f"{details.get('method')} {details.get('path')} {details.get('status')}\n"
-            )
-
-    http_limits.install(10)
-    Server(
-        bare_app,
-        endpoints=build_endpoint_description_strings(host="127.0.0.1", port=port),
-        signal_handlers=True,
-        action_logger=access_log,
-        verbosity=0,
-        application_close_timeout=2,
-    ).run()
-
-
-@contextlib.contextmanager
-def bare_server() -> object:
-    """The bare app on a free port, as a stand-in with the `port` a RelaybayServer has."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--bare", str(port)],
-        cwd=Path(__file__).resolve().parent.parent,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "relaybay_site.settings"},
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                conn.request("GET", "/")
-                conn.getresponse().read()
-                conn.close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the bare ASGI app did not start") from None
-                time.sleep(0.1)
-        yield type("Bare", (), {"port": port})()
-    finally:
-        proc.terminate()
-        proc.wait(10)
+def bare_server() -> Any:
+    """The bare app on a free port under the same daphne, in a child process."""
+    return daphne_child(Path(__file__), "--bare")
 
 
 # --- the HTTP floor ----------------------------------------------------------------------
@@ -303,6 +255,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--bare":
-        _serve_bare(int(sys.argv[2]))
+        serve_under_daphne(bare_app, int(sys.argv[2]))
     else:
         main()

@@ -88,6 +88,8 @@ STATUS: dict[str, Callable[[Mapping[str, Any]], tuple[str, str]]] = {
     "SessionEnd": lambda p: (ENDED, _cut(f"ended ({_str(p, 'reason') or '?'})", 200)),
 }
 HANDLED = frozenset(STATUS)
+# Events after which the last PreToolUse is no longer pending (sessions/waiting.py).
+CALL_ENDS = frozenset({"PostToolUse", "UserPromptSubmit", "Stop", "SessionEnd"})
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,8 @@ def hook_event(
     headers = headers or {}
     now = timezone.now()
     with transaction.atomic():
+        if event in CALL_ENDS:
+            waiting.call_ended(cc_id)
         link = linking.decide(cc_id, event, payload, headers)
         if link.action == linking.DROP:
             return HookResult(answer=None, dropped=True)

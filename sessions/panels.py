@@ -95,27 +95,21 @@ def panel_urls(slug: str, key: str) -> dict[str, str]:
 
 
 WAITING_CHIP = "chip-agent-waiting"
-STUCK_CHIP = "chip-agent-stuck"
 
 
 def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
-    """{task id: the bound session's name, hook status and desktop link, a "waiting: <what
-    on>" badge while it waits for an answer (sessions/waiting.py) and a "possibly stuck"
-    badge (sessions/stuck.py)}; a fixed number of queries whatever the number of cards."""
-    stuck_reasons = {s.task.pk: s.reason for s in stuck.stuck_sessions()}
+    """{task id: the bound session's name, hook status and desktop link, and a "waiting:
+    <what on>" badge while it waits for an answer (sessions/waiting.py)}, in one query (the
+    "possibly stuck" badge is sessions/stuck.py's own card extension)."""
     return {
         task_id: CardExtra(
-            badges=_waiting_badge(session) + _stuck_badge(stuck_reasons.get(task_id)),
+            badges=_waiting_badge(session),
             session_name=session.name,  # board.js matches it with the events' session
             hook_status=session.hook_status if session.hook_status in STATUS_WORDS else "",
             desktop_link=selectors.desktop_link(session) or "",
         )
         for task_id, session in selectors.bound_sessions(tasks).items()
     }
-
-
-def _stuck_badge(reason: str | None) -> tuple[tuple[str, str, str], ...]:
-    return ((f"possibly stuck: {reason}", STUCK_CHIP, ""),) if reason else ()
 
 
 def _waiting_badge(session: Session) -> tuple[tuple[str, str, str], ...]:

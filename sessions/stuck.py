@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Max
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from core.display import ago
@@ -34,11 +34,12 @@ from sessions import selectors as session_selectors
 from sessions.hook_answer import HookAnswer, HookCall
 from sessions.models import WORKING, Session, TaskBinding
 from tasks.events import EventKind, record_event
-from tasks.extensions import InboxGroup
+from tasks.extensions import CardExtra, InboxGroup, register_card_extras
 from tasks.models import Event, Task
 from tasks.selectors.inbox import task_row
 
 ORDER = 90  # last of the PreToolUse providers: it adds no line
+CHIP = "chip-agent-stuck"
 EVENTS = frozenset({"PreToolUse"})
 STATE_MAX = 10_000
 LONG_WORK = "working"  # how a long-work reason starts (sessions/sweep.py tells them apart)
@@ -130,46 +131,78 @@ class Stuck:
     since: datetime
 
 
+def _last_progress() -> Subquery:
+    """The time of a binding's task's latest progress event (a subquery of TaskBinding)."""
+    events = Event.objects.filter(task_id=OuterRef("task_id"), kind__in=PROGRESS_KINDS)
+    return Subquery(events.order_by("-id").values("created_at")[:1])
+
+
+def _judge(
+    b: TaskBinding, wrote: datetime | None, repeats: dict[int, Repeat], now: datetime
+) -> tuple[str, datetime] | None:
+    """Why a binding's session is possibly stuck, and since when; None when it is not."""
+    repeat = repeats.get(b.session_id)
+    if repeat is not None and repeat.stuck_at and (wrote is None or wrote < repeat.stuck_at):
+        return repeat_reason(repeat.tool, repeat.count), repeat.stuck_at
+    minutes = settings.RELAYBAY.stuck_minutes
+    quiet_since = max(wrote or b.bound_at, b.bound_at)
+    if minutes > 0 and b.session.hook_status == WORKING:
+        quiet = now - quiet_since
+        if quiet > timedelta(minutes=minutes):
+            late = int(quiet.total_seconds() // 60)
+            reason = f"{LONG_WORK} {late} min without a relaybay write or a plan step change"
+            return reason, quiet_since
+    return None
+
+
+def _stuck_repeats() -> dict[int, Repeat]:
+    with _lock:
+        return {pk: r for pk, r in _repeats.items() if r.stuck_at is not None}
+
+
 def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
     """Sessions possibly stuck now, the oldest first: repeats not followed by progress, and
-    working sessions whose open task has had no write for stuck_minutes. Three queries."""
+    working sessions whose open task has had no write for stuck_minutes. Two queries."""
     now = now or timezone.now()
-    cfg = settings.RELAYBAY
-    with _lock:
-        repeats = {pk: r for pk, r in _repeats.items() if r.stuck_at is not None}
-    window = timedelta(minutes=cfg.stuck_minutes) if cfg.stuck_minutes > 0 else None
-    working = Session.objects.filter(hook_status=WORKING).values_list("id", flat=True)
-    wanted = set(repeats) | (set(working) if window else set())
+    repeats = _stuck_repeats()
+    wanted = set(repeats)
+    if settings.RELAYBAY.stuck_minutes > 0:
+        wanted |= set(Session.objects.filter(hook_status=WORKING).values_list("id", flat=True))
     if not wanted:
         return []
-    bindings = list(
+    bindings = (
         TaskBinding.objects.select_related("session", "task__project")
         .filter(session_id__in=wanted, unbound_at__isnull=True)
         .exclude(task__stage="done")
+        .annotate(wrote=_last_progress())
         .order_by("task_id")
-    )
-    last = dict(
-        Event.objects.filter(task_id__in=[b.task_id for b in bindings], kind__in=PROGRESS_KINDS)
-        .values("task_id")
-        .annotate(at=Max("created_at"))
-        .values_list("task_id", "at")
     )
     found: dict[int, Stuck] = {}
     for b in bindings:
-        if b.task_id in found:
-            continue
-        wrote = last.get(b.task_id)
-        repeat = repeats.get(b.session_id)
-        if repeat is not None and (wrote is None or wrote < repeat.stuck_at):
-            reason = repeat_reason(repeat.tool, repeat.count)
-            found[b.task_id] = Stuck(b.session_id, b.session.name, b.task, reason, repeat.stuck_at)
-            continue
-        quiet_since = max(wrote or b.bound_at, b.bound_at)
-        if window and b.session.hook_status == WORKING and now - quiet_since > window:
-            minutes = int((now - quiet_since).total_seconds() // 60)
-            reason = f"{LONG_WORK} {minutes} min without a relaybay write or a plan step change"
-            found[b.task_id] = Stuck(b.session_id, b.session.name, b.task, reason, quiet_since)
+        judged = None if b.task_id in found else _judge(b, b.wrote, repeats, now)
+        if judged is not None:
+            found[b.task_id] = Stuck(b.session_id, b.session.name, b.task, *judged)
     return sorted(found.values(), key=lambda s: s.since)
+
+
+def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
+    """{task id: a "possibly stuck: <why>" badge} for the cards shown; one query."""
+    ids = [t.pk for t in tasks if t.stage != "done"]
+    if not ids:
+        return {}
+    repeats, now = _stuck_repeats(), timezone.now()
+    bindings = (
+        TaskBinding.objects.select_related("session")
+        .only("task_id", "session_id", "bound_at", "session__hook_status")
+        .filter(task_id__in=ids, unbound_at__isnull=True)
+        .annotate(wrote=_last_progress())
+    )
+    extras = {}
+    for b in bindings:
+        judged = _judge(b, b.wrote, repeats, now)
+        if judged is not None:
+            extras[b.task_id] = CardExtra(badges=((f"possibly stuck: {judged[0]}", CHIP, ""),))
+    return extras
 
 
 def stuck_group() -> InboxGroup | None:
@@ -186,3 +219,4 @@ def stuck_group() -> InboxGroup | None:
 
 def register() -> None:
     hook_answer.register_context_provider(ORDER, EVENTS, count_call)
+    register_card_extras(card_extras)

@@ -100,6 +100,13 @@ def notified(payload: Mapping[str, Any]) -> str | None:
     return summary(*last)
 
 
+def call_ended(cc_id: str) -> None:
+    """The pending call ran, or the turn moved on (PostToolUse, UserPromptSubmit, Stop,
+    SessionEnd): a later permission prompt is not about it, so its text is dropped."""
+    with _lock:
+        _last_calls.pop(cc_id, None)
+
+
 def forget() -> None:
     """Drop the remembered calls (tests)."""
     with _lock:

@@ -296,18 +296,15 @@ def test_session_start_answers_the_hook_session_line(server: RelaybayServer):
 def test_each_event_sets_the_hook_status(server: RelaybayServer):
     cc_id = new_id()
     # Every step changes the status, so every activity is written at once (no coalescing).
-    waiting = (
-        "Notification.permission_prompt.interactive",
-        "waiting",
-        "Claude needs your permission",
-    )
+    # A permission prompt waits on the pending call (issue 19: what the session waits on).
+    permission = "Notification.permission_prompt.interactive"
     steps = [
         ("SessionStart.startup.print", "working", "started (startup)", 200),
-        (*waiting, 204),
+        (permission, "waiting", "permission for a tool", 204),
         ("UserPromptSubmit.print", "working", "prompt", 204),
         ("Stop.first", "idle", "turn finished", 204),
         ("PreToolUse.Bash", "working", "Bash", 204),
-        (*waiting, 204),
+        (permission, "waiting", "Bash echo hello-from-bash", 204),
         ("PostToolUse.mcp.structured", "working", "mcp__demo__echo", 204),
         ("SessionEnd.prompt_input_exit.interactive", "ended", "ended (prompt_input_exit)", 204),
     ]
@@ -358,8 +355,26 @@ def test_prompt_text_and_tool_input_are_never_stored(server: RelaybayServer):
     send(server, "UserPromptSubmit.print", cc_id, prompt=f"please {secret}")
     send(server, "PreToolUse.Bash", cc_id, tool_input={"command": f"echo {secret}"})
     send(server, "PostToolUse.Bash", cc_id, tool_input={"command": f"echo {secret}"})
+    # The call ran: a later prompt is not about it, so nothing of it is kept.
     send(server, "Notification.permission_prompt.interactive", cc_id)
     assert session_of(server, cc_id)["hook_status"] == "waiting"
+    assert_nowhere(server, secret)
+
+
+def test_a_pending_calls_summary_is_stored_masked(server: RelaybayServer):
+    """The one exception (issue 19): what a session waits on, with secrets masked."""
+    cc_id = new_id()
+    token = "ghp_" + uuid.uuid4().hex[:36]
+    command = f"curl -H 'Authorization: token {token}' https://api.github.com/user"
+    send(server, "PreToolUse.Bash", cc_id, tool_input={"command": command})
+    send(server, "Notification.permission_prompt.interactive", cc_id)
+    row = session_of(server, cc_id)
+    assert row["hook_status"] == "waiting"
+    assert row["activity"].startswith("Bash curl -H 'Authorization: token ")
+    assert_nowhere(server, token)
+
+
+def assert_nowhere(server: RelaybayServer, secret: str) -> None:
     for path in server.home.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path.name

@@ -24,3 +24,15 @@ def fresh_server(tmp_path: Path) -> Iterator[RelaybayServer]:
     srv = RelaybayServer(home=tmp_path / "home").start()
     yield srv
     srv.stop()
+
+
+@pytest.fixture(autouse=True)
+def _forget_signal_memory() -> None:
+    """The board's signals keep per-session state in process memory, keyed by session id;
+    a rolled-back test database hands the same ids out again, so every test starts clean."""
+    from sessions import stuck, sweep, turn_end, waiting
+
+    stuck.forget()
+    sweep.forget()
+    turn_end.forget()
+    waiting.forget()
