@@ -77,5 +77,7 @@ def register() -> None:
     register_task_section(20, task_section)
     register_task_line_suffix(20, line_suffixes)
     # §6: "no plan and no todo" — plan steps count as written-down work.
-    register_move_facts(lambda task: {"has_plan_steps": selectors.has_plan_steps(task)})
+    register_move_facts(
+        lambda task: {"has_plan_steps": selectors.has_plan_steps(task)}, keys=("has_plan_steps",)
+    )
     register_card_extras(card_extras)

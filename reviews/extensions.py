@@ -81,6 +81,6 @@ def move_facts(task: Task) -> dict[str, bool]:
 def register() -> None:
     """Plug into tasks once, even if ready() runs again (the seams are plain lists)."""
     register_task_section(30, task_section)
-    register_move_facts(move_facts)
+    register_move_facts(move_facts, keys=("has_review_steps",))
     register_card_extras(card_extras)
     register_inbox_group(10, review_queue)

@@ -58,4 +58,4 @@ def register() -> None:
     register_task_section(10, task_section)
     register_task_line_suffix(10, task_line_suffixes)
     # §6 "no plan and no todo": the agent's todo counts as written-down work.
-    register_move_facts(lambda task: {"has_todo": selectors.has_todo(task)})
+    register_move_facts(lambda task: {"has_todo": selectors.has_todo(task)}, keys=("has_todo",))

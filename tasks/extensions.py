@@ -53,7 +53,8 @@ ProjectLines = Callable[["Project"], list[str]]
 _caller_resolver: CallerResolver | None = None
 _md_sections: list[tuple[int, TaskSection]] = []
 _line_suffixes: list[tuple[int, TaskLineSuffixes]] = []
-_move_facts: list[TaskFacts] = []
+# (the fact names a function provides, or None for any; the function)
+_move_facts: list[tuple[frozenset[str] | None, TaskFacts]] = []
 _project_lines: list[tuple[int, ProjectLines]] = []
 
 
@@ -159,16 +160,21 @@ def task_line_suffixes(tasks: list[Task]) -> dict[int, list[str]]:
     return result
 
 
-def register_move_facts(fn: TaskFacts) -> None:
-    """Extra facts for the working-rules check of a stage move (e.g. the agent's todo)."""
-    _move_facts.append(fn)
+def register_move_facts(fn: TaskFacts, keys: tuple[str, ...] | None = None) -> None:
+    """Extra facts for the working-rules check of a stage move (e.g. the agent's todo);
+    `keys` names the facts `fn` answers, so a move asks only for what its target needs."""
+    _move_facts.append((frozenset(keys) if keys else None, fn))
 
 
-def move_facts(task: Task) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
-    for fn in _move_facts:
-        facts.update(fn(task))
-    return facts
+def move_fact(task: Task, key: str) -> Any:
+    """One fact about a task for a stage move, or None when no app provides it (the last
+    registered provider wins, as a later dict update would)."""
+    for provides, fn in reversed(_move_facts):
+        if provides is None or key in provides:
+            facts = fn(task)
+            if key in facts:
+                return facts[key]
+    return None
 
 
 # --- board seams (§2): cards, the task dialog, the Inbox --------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import Exists, OuterRef, Q
+
 from sessions.fields import Ident
 from sessions.models import (
     ENDED,
@@ -46,12 +48,13 @@ def _resolve(
     """
     if ident.kind == KIND_DESKTOP:
         found = Session.objects.filter(desktop_id=ident.name).first()
-    else:
-        alias = SessionAlias.objects.select_related("session").filter(name=ident.name).first()
+    else:  # one query: the session an alias names first, else the named session
+        by_alias = Exists(SessionAlias.objects.filter(session=OuterRef("pk"), name=ident.name))
         found = (
-            alias.session
-            if alias
-            else Session.objects.filter(kind=KIND_NAMED, name=ident.name).first()
+            Session.objects.annotate(by_alias=by_alias)
+            .filter(Q(by_alias=True) | Q(kind=KIND_NAMED, name=ident.name))
+            .order_by("-by_alias", "id")
+            .first()
         )
     created = found is None
     if found is None:
@@ -82,8 +85,16 @@ def _resolve(
     return found, created, [event]
 
 
+# "Last seen" is shown as an age ("just now" under 45 s): a write within this many seconds
+# of the last mark leaves it, sparing an UPDATE on most of an agent's writes.
+SEEN_GRAIN_SECONDS = 15
+
+
 def _mark_seen(session: Session, now: datetime) -> None:
     # A plain column update, no event: "last seen" is a board detail, not log material.
+    seen = session.last_seen_at
+    if seen is not None and 0 <= (now - seen).total_seconds() < SEEN_GRAIN_SECONDS:
+        return
     Session.objects.filter(pk=session.pk).update(last_seen_at=now)
     session.last_seen_at = now
 

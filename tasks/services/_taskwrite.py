@@ -192,11 +192,16 @@ class TaskChange:
             return
         task = self.task
         target = self.move[1]
-        extra = extensions.move_facts(task)
+        # Read only when the target stage asks for it (a query).
+        wants_report = any(
+            req.get("kind") == "report_since_stage_change"
+            for req in rules.doc.get("stage_requirements", {}).get(target, [])
+        )
         facts = MoveFacts(
             size=task.size,
             plan_status=task.plan_status,
-            has_report_since_stage_change=Report.objects.filter(
+            has_report_since_stage_change=wants_report
+            and Report.objects.filter(
                 task_id=task.pk, created_at__gte=self.old_stage_changed_at
             ).exists(),
             field_values={name: getattr(task, name) for name in EDITABLE_FIELD_NAMES},
@@ -206,11 +211,13 @@ class TaskChange:
             reasons = "; ".join(m.rstrip(".") for m in messages)
             raise RuleRefusal(f"Rules: {reasons}. Nothing changed.")
         self.warnings.extend(messages)
-        if target == "dev" and not extra.get("has_plan_steps") and not extra.get("has_todo"):
+        # The hints ask the other apps only for the facts their target needs (a query each).
+        fact = extensions.move_fact
+        if target == "dev" and not fact(task, "has_plan_steps") and not fact(task, "has_todo"):
             self.hints.append(dev_hint(task.key))
         # §1 Review checklist: a hint line, not a rule warning. reviews supplies the fact;
-        # without the reviews app (the key missing) no hint is given.
-        if target in ("review", "test") and extra.get("has_review_steps") is False:
+        # without the reviews app (the fact missing) no hint is given.
+        if target in ("review", "test") and fact(task, "has_review_steps") is False:
             self.hints.append(review_hint(task.key))
 
     # --- saving --------------------------------------------------------------------------

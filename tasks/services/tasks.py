@@ -94,10 +94,9 @@ def task_create(
             payload={"title": task.title, "stage": task.stage, "fields": others},
         )
         hints: tuple[str, ...] = ()
-        if task.stage == "dev":
-            extra = extensions.move_facts(task)
-            if not extra.get("has_plan_steps") and not extra.get("has_todo"):
-                hints = (dev_hint(task.key),)
+        fact = extensions.move_fact
+        if task.stage == "dev" and not fact(task, "has_plan_steps") and not fact(task, "has_todo"):
+            hints = (dev_hint(task.key),)
         return Outcome(
             obj=task, created=True, changed=tuple(values), hints=hints, caller_notes=who.notes
         )

@@ -458,9 +458,9 @@ def test_plan_accept_without_a_plan_or_twice() -> None:
 
 def test_move_facts_see_plan_steps() -> None:
     task = make_task()
-    assert extensions.move_facts(task)["has_plan_steps"] is False
+    assert extensions.move_fact(task, "has_plan_steps") is False
     set_plan(task, ["A"])
-    assert extensions.move_facts(task)["has_plan_steps"] is True
+    assert extensions.move_fact(task, "has_plan_steps") is True
 
 
 def test_a_move_to_dev_warns_by_plan_state_and_hints_only_without_steps() -> None:

@@ -97,6 +97,6 @@ def test_the_review_queue_lists_review_and_test_tasks_longest_waiting_first() ->
 
 def test_the_move_fact_says_whether_a_checklist_exists() -> None:
     task = make_task()
-    assert extensions.move_facts(task)["has_review_steps"] is False
+    assert extensions.move_fact(task, "has_review_steps") is False
     checked(task)
-    assert extensions.move_facts(task)["has_review_steps"] is True
+    assert extensions.move_fact(task, "has_review_steps") is True

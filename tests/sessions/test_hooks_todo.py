@@ -267,7 +267,7 @@ def test_a_desktop_sessions_list_stays_when_its_own_agent_passes_the_same_id():
 def test_todo_summary_and_the_move_fact():
     session, task = agent_on_task()
     assert selectors.todo_summary(session) is None
-    assert extensions.move_facts(task)["has_todo"] is False
+    assert extensions.move_fact(task, "has_todo") is False
 
     create("1", "Read")
     create("2", "Fix", activeForm="Fixing the bug")
@@ -277,7 +277,7 @@ def test_todo_summary_and_the_move_fact():
     summary = selectors.todo_summary(Session.objects.get(pk=session.pk))
     assert (summary.total, summary.done, summary.in_progress) == (2, 1, "Fixing the bug")
     assert summary.text == "Todo 1/2 done; now: Fixing the bug"
-    assert extensions.move_facts(task)["has_todo"] is True
+    assert extensions.move_fact(task, "has_todo") is True
 
 
 def test_the_dev_move_hint_is_silent_once_the_bound_session_has_a_todo():
