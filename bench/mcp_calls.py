@@ -130,24 +130,13 @@ async def concurrent(server: RelaybayServer, key: str, seconds: float) -> dict[s
 
 
 def bare_mcp_app() -> Any:
-    """The SDK's MCPServer with one no-op tool, stateless JSON as relaybay serves its own;
-    its session manager starts with the first request (daphne sends no lifespan)."""
-    from mcp.server.mcpserver import MCPServer
+    """bench/mcp_profile.py's bare SDK server (no Host check: any free port); its session
+    manager starts with the first request (daphne sends no lifespan)."""
     from mcp.server.transport_security import TransportSecuritySettings
+    from mcp_profile import bare_app
 
-    server = MCPServer(name="bare", subscriptions=False)
-
-    @server.tool(structured_output=False)
-    async def noop(task: str = "") -> str:
-        """Does nothing."""
-        return "ok"
-
-    app = server.streamable_http_app(
-        streamable_http_path="/mcp",
-        stateless_http=True,
-        json_response=True,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
+    open_door = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    server, app = bare_app(open_door)
     running: list[asyncio.Task[None]] = []
 
     async def run_manager(started: asyncio.Event) -> None:

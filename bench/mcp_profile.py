@@ -57,8 +57,10 @@ async def timed(client: Any, calls: int, tool: str, args: Any) -> list[float]:
     return samples
 
 
-def bare_app() -> tuple[Any, Any]:
-    """The SDK's MCPServer with one no-op tool, as relaybay builds its own (stateless JSON)."""
+def bare_app(security: Any = None) -> tuple[Any, Any]:
+    """The SDK's MCPServer with one no-op tool, as relaybay builds its own (stateless JSON);
+    `security` is its transport security (default: the Host this in-process driver sends).
+    bench/mcp_calls.py serves the same under daphne."""
     from mcp.server.mcpserver import MCPServer
 
     from core.mcp import transport_security
@@ -74,7 +76,7 @@ def bare_app() -> tuple[Any, Any]:
         streamable_http_path="/mcp",
         stateless_http=True,
         json_response=True,
-        transport_security=transport_security(["127.0.0.1"], 8765),
+        transport_security=security or transport_security(["127.0.0.1"], 8765),
     )
     return server, app
 

@@ -136,18 +136,25 @@ def new_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
             color_scheme=color_scheme,
             reduced_motion=reduced_motion,
         )
-        context.set_default_timeout(10_000)
-        context.add_init_script(CSP_WATCH)
         contexts.append(context)
-        page = context.new_page()
-        watched = WatchedPage(page)
-        page.on("console", lambda m: watched.console.append((m.type, m.text)))
-        page.on("pageerror", lambda e: watched.page_errors.append(str(e)))
-        return watched
+        return watched_page(context)
 
     yield make
     for context in contexts:
         context.close()
+
+
+def watched_page(context: Any, *scripts: str) -> WatchedPage:
+    """A new page of `context` whose console, page errors and CSP violations are recorded
+    (CSP_WATCH, then `scripts`, run before the page's own)."""
+    context.set_default_timeout(10_000)
+    for script in (CSP_WATCH, *scripts):
+        context.add_init_script(script)
+    page = context.new_page()
+    watched = WatchedPage(page)
+    page.on("console", lambda m: watched.console.append((m.type, m.text)))
+    page.on("pageerror", lambda e: watched.page_errors.append(str(e)))
+    return watched
 
 
 @pytest.fixture
@@ -205,17 +212,8 @@ def context_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
             reduced_motion="reduce",
             permissions=permissions or [],
         )
-        context.set_default_timeout(10_000)
-        context.add_init_script(CSP_WATCH)
-        context.add_init_script(NOTIFICATION_RECORDER)
-        for script in scripts:
-            context.add_init_script(script)
         contexts.append(context)
-        page = context.new_page()
-        watched = WatchedPage(page)
-        page.on("console", lambda m: watched.console.append((m.type, m.text)))
-        page.on("pageerror", lambda e: watched.page_errors.append(str(e)))
-        return watched
+        return watched_page(context, NOTIFICATION_RECORDER, *scripts)
 
     yield make
     for context in contexts:
