@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from relaybay import get_version
+from relaybay import get_version, hook_client
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,37 +117,17 @@ def _run(rest: list[str]) -> int:
 
 HOOK_PATH = "/hooks/claude-code"
 WAIT_PATH = "/hooks/claude-code/wait"
-HOOK_OPTIONS = ("--url", "--token-file")
-
-
-class HookUsageError(ValueError):
-    """An option `relaybay hook` does not take, or one without its value."""
+HOOK_OPTIONS = hook_client.OPTIONS
+HookUsageError = hook_client.UsageError  # an option `relaybay hook` does not take, or no value
 
 
 def parse_hook_options(argv: list[str]) -> tuple[str, str, bool]:
     """(url, token file, wait) from `[--url U] [--token-file F] [--wait]`; "" when not given.
 
-    Parsed by hand: argparse is the management command's, and importing it (with Django)
-    is what made every hook event cost most of a second.
+    The hook client's own parser, strict: argparse is the management command's, and
+    importing it (with Django) is what made every hook event cost most of a second.
     """
-    values = dict.fromkeys(HOOK_OPTIONS, "")
-    wait = False
-    i = 0
-    while i < len(argv):
-        name, eq, value = argv[i].partition("=")
-        if name == "--wait" and not eq:
-            wait = True
-        elif name in values:
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise HookUsageError(f"{name} needs a value")
-                i += 1
-                value = argv[i]
-            values[name] = value
-        else:
-            raise HookUsageError(f"unrecognized argument: {argv[i]}")
-        i += 1
-    return values["--url"], values["--token-file"], wait
+    return hook_client.read_options(argv, strict=True)
 
 
 def hook_client_argv(cfg: Config, url: str, token_file: str, wait: bool) -> list[str]:
@@ -171,7 +151,6 @@ def _hook(flags: dict[str, str], rest: list[str]) -> int:
     forwarder exits 0; only the forwarder's own wake-up answer exits 2.
     """
     from core.config import load_config
-    from relaybay import hook_client
 
     try:
         url, token_file, wait = parse_hook_options(rest[1:])

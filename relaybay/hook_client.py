@@ -56,12 +56,21 @@ class _Deadline(Exception):
     """The whole event took longer than its budget."""
 
 
-def parse_args(argv: list[str]) -> tuple[str, str, bool] | None:
-    """(url, token file, wait) from `--url U --token-file F [--wait]`; None when incomplete.
+OPTIONS = ("--url", "--token-file")
 
-    A hand-made parser: argparse alone costs about 7 ms of every hook event's start-up.
+
+class UsageError(ValueError):
+    """An option without its value, or (strict) one the hook does not take."""
+
+
+def read_options(argv: list[str], *, strict: bool = False) -> tuple[str, str, bool]:
+    """(url, token file, wait) from `[--url U] [--token-file F] [--wait]`; "" when not given.
+
+    A hand-made parser shared with `relaybay hook` (relaybay/cli.py): argparse alone costs
+    about 7 ms of every hook event's start-up. An option without its value raises
+    UsageError; so does an unknown option when `strict`, else it is passed over.
     """
-    values = {"--url": "", "--token-file": ""}
+    values = dict.fromkeys(OPTIONS, "")
     wait = False
     i = 0
     while i < len(argv):
@@ -70,15 +79,26 @@ def parse_args(argv: list[str]) -> tuple[str, str, bool] | None:
             wait = True
         elif name in values:
             if not eq:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{name} needs a value")
                 i += 1
-                if i >= len(argv):
-                    return None
                 value = argv[i]
             values[name] = value
+        elif strict:
+            raise UsageError(f"unrecognized argument: {argv[i]}")
         i += 1
-    if not values["--url"] or not values["--token-file"]:
-        return None
     return values["--url"], values["--token-file"], wait
+
+
+def parse_args(argv: list[str]) -> tuple[str, str, bool] | None:
+    """(url, token file, wait) from `--url U --token-file F [--wait]`; None when incomplete."""
+    try:
+        url, token_file, wait = read_options(argv)
+    except UsageError:
+        return None
+    if not url or not token_file:
+        return None
+    return url, token_file, wait
 
 
 def with_host_session(body: bytes, environ: dict[str, str] | os._Environ[str]) -> bytes:
