@@ -74,11 +74,12 @@ def has_fts() -> bool:
 
 
 def ensure_table() -> None:
-    """Create search_index once per process: FTS5 when SQLite has it, else a plain table.
-
-    A table of an older layout (without the scope column) is dropped and built again."""
+    """Learn (once per process) whether search_index is FTS5, creating it if missing: FTS5
+    when SQLite has it, else a plain table. Migration memory/0002 makes it with the schema,
+    so after the first call this costs nothing on the write path; a table of an older
+    layout (without the scope column) is dropped and built again."""
     global _fts
-    if _fts is not None and _exists():
+    if _fts is not None:
         return
     with connection.cursor() as cursor:
         cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [TABLE])
@@ -104,12 +105,6 @@ def forget() -> None:
     """Check the table again on next use (tests that drop it, a changed database)."""
     global _fts
     _fts = None
-
-
-def _exists() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM sqlite_master WHERE name = %s", [TABLE])
-        return cursor.fetchone() is not None
 
 
 def rebuild_if_needed() -> bool:

@@ -10,8 +10,6 @@ links it with hook_session; those rows point at Settings → Integrations (§5).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from django.urls import reverse
 from django.utils import timezone
 
@@ -38,8 +36,7 @@ def waiting_group() -> InboxGroup | None:
         since = ago(w.since, now) if w.since else "a while"
         detail = f"waiting since {since}: {w.summary}" if w.summary else f"waiting since {since}"
         if w.tasks:  # the task's row as every group shows it, headed by the session
-            row = task_row(w.tasks[0], detail)
-            rows.append(replace(row, title=f"{w.name} · {row.title}"))
+            rows.append(task_row(w.tasks[0], detail, by=w.name))
         else:
             rows.append(InboxRow(title=w.name, href=sessions_page, detail=detail))
     return InboxGroup(id="agents-waiting", title="Agents waiting for an answer", rows=tuple(rows))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -212,8 +212,7 @@ def stuck_group() -> InboxGroup | None:
     now = timezone.now()
     rows = []
     for s in stuck:
-        row = task_row(s.task, f"{s.reason} · since {ago(s.since, now)}")
-        rows.append(replace(row, title=f"{s.session} · {row.title}"))
+        rows.append(task_row(s.task, f"{s.reason} · since {ago(s.since, now)}", by=s.session))
     return InboxGroup(id="possibly-stuck", title="Possibly stuck", rows=tuple(rows))
 
 

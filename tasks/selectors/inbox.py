@@ -60,11 +60,12 @@ def not_archived(prefix: str = "") -> Q:
     return q
 
 
-def task_row(task: Task, detail: str, href: str = "") -> InboxRow:
+def task_row(task: Task, detail: str, href: str = "", *, by: str = "") -> InboxRow:
     """A task's Inbox row as every group shows it: the key, the title, the detail and the
-    project's name; `href` defaults to the task dialog (the Review queue opens its tab)."""
+    project's name; `href` defaults to the task dialog (the Review queue opens its tab);
+    `by` heads the title with a session's name (the sessions' groups)."""
     return InboxRow(
-        title=task.title,
+        title=f"{by} · {task.title}" if by else task.title,
         href=href or task_href(task.project.slug, task.key),
         detail=_cut(detail),
         key=task.key,
