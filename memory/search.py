@@ -75,9 +75,10 @@ def has_fts() -> bool:
 
 def ensure_table() -> None:
     """Learn (once per process) whether search_index is FTS5, creating it if missing: FTS5
-    when SQLite has it, else a plain table. Migration memory/0002 makes it with the schema,
-    so after the first call this costs nothing on the write path; a table of an older
-    layout (without the scope column) is dropped and built again."""
+    when SQLite has it, else a plain table (§11: the service makes it at start, not a
+    migration — `relaybay serve` calls rebuild_if_needed). After the first call this costs
+    nothing on the write path; a table of an older layout (without the scope column) is
+    dropped and built again."""
     global _fts
     if _fts is not None:
         return

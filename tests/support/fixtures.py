@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,3 +37,14 @@ def _forget_signal_memory() -> None:
     sweep.forget()
     turn_end.forget()
     waiting.forget()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _search_index(django_db_setup: Any, django_db_blocker: Any) -> None:
+    """The memory's search index, made once outside every test's transaction as `relaybay
+    serve` makes it at start (§11): memory.search trusts it exists after its first look."""
+    from memory import search
+
+    with django_db_blocker.unblock():
+        search.forget()
+        search.ensure_table()
