@@ -7,6 +7,7 @@ from datetime import datetime
 
 from django.db.models import F
 
+from core.rows import has_rows
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
 from tasks.models import Task
 
@@ -44,7 +45,7 @@ def plan_steps(task: Task) -> list[PlanStep]:
 
 
 def has_plan_steps(task: Task) -> bool:
-    return PlanStep.objects.filter(task=task).exists()
+    return has_rows(PlanStep, "task", task.pk)
 
 
 def summarize(task: Task, steps: list[PlanStep]) -> PlanSummary:

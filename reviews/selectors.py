@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from core.errors import NotFound
+from core.rows import has_rows
 from reviews.models import ACCEPTED, REJECTED, ReviewStep
 from tasks.models import Task
 from tasks.steps import step_number
@@ -54,7 +55,7 @@ def review_steps(task: Task) -> list[ReviewStep]:
 
 
 def has_review_steps(task: Task) -> bool:
-    return ReviewStep.objects.filter(task=task).exists()
+    return has_rows(ReviewStep, "task", task.pk)
 
 
 def summarize(steps: list[ReviewStep]) -> ReviewSummary:

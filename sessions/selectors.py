@@ -10,6 +10,7 @@ from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
 from core.errors import NotFound
+from core.rows import fetch_one
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
@@ -256,12 +257,20 @@ def todo_summary(session: Session) -> TodoSummary | None:
     return TodoSummary(total=len(items), done=done, in_progress=doing, text=text)
 
 
+# One statement for a fact every move to dev may ask (issue 18): the task's current binding
+# (at most one, a unique constraint) -> its session -> a todo row under its current id.
+_HAS_TODO_SQL = (
+    f'SELECT 1 FROM "{TaskBinding._meta.db_table}" b '  # noqa: S608
+    f'INNER JOIN "{Session._meta.db_table}" s ON s."id" = b."session_id" '
+    f'INNER JOIN "{SessionTodo._meta.db_table}" d ON d."session_id" = s."id" '
+    'AND d."cc_session_id" = s."cc_session_id" '
+    'WHERE b."task_id" = %s AND b."unbound_at" IS NULL AND s."cc_session_id" <> \'\' LIMIT 1'
+)
+
+
 def has_todo(task: Task) -> bool:
     """True when the session bound to the task has a current todo (§6 "no plan and no todo")."""
-    session = bound_session(task)
-    if session is None or not session.cc_session_id:
-        return False
-    return SessionTodo.objects.filter(session=session, cc_session_id=session.cc_session_id).exists()
+    return fetch_one(_HAS_TODO_SQL, [task.pk]) is not None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.live import LiveMessage, bus
+from core.rows import insert
 from tasks.models import Event, Project, Task
 
 
@@ -94,13 +95,15 @@ def record_event(
     payload: dict[str, Any] | None = None,
 ) -> Event:
     """Append one event in the caller's transaction; publish it only after commit."""
-    event = Event.objects.create(
-        kind=str(kind),
-        project=project,
-        task=task,
-        actor=actor,
-        payload=payload or {},
-        created_at=timezone.now(),
+    event = insert(
+        Event(
+            kind=str(kind),
+            project=project,
+            task=task,
+            actor=actor,
+            payload=payload or {},
+            created_at=timezone.now(),
+        )
     )
     for observe in _observers:  # e.g. the memory's search index, kept in step (§8)
         observe(event)

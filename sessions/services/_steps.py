@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from core.rows import ModelColumns, fetch_one
 from sessions.fields import Ident
 from sessions.models import (
     ENDED,
@@ -44,10 +45,7 @@ def _resolve(
     A session.seen event only when a session is created or its title changes — not on
     every call: agents pass `session` on every write and the log must not fill with noise.
     """
-    if ident.kind == KIND_DESKTOP:
-        found = Session.objects.filter(desktop_id=ident.name).first()
-    else:
-        found = _named(ident.name)
+    found = _desktop(ident.name) if ident.kind == KIND_DESKTOP else _named(ident.name)
     created = found is None
     if found is None:
         found = Session.objects.create(
@@ -82,18 +80,27 @@ def _resolve(
 SEEN_GRAIN_SECONDS = 15
 
 
-# The session an alias names first, else the named session: one statement on every agent
-# write, so written as SQL (the ORM spent longer building it than SQLite running it).
+_SESSION = ModelColumns(Session, "s")
+# The session an alias names first, else the named session; a desktop session by its id.
+# One statement on every agent write, so written as SQL once (the ORM spent longer building
+# it than SQLite running it; issue 18).
 _NAMED_SQL = (
-    f"SELECT 0 AS pri, s.* FROM {Session._meta.db_table} s WHERE s.id IN "  # noqa: S608
-    f"(SELECT session_id FROM {SessionAlias._meta.db_table} WHERE name = %s) "
-    f"UNION ALL SELECT 1 AS pri, s.* FROM {Session._meta.db_table} s "
+    f"SELECT {_SESSION.select}, 0 AS pri FROM {_SESSION.table} WHERE s.id IN "  # noqa: S608
+    f'(SELECT session_id FROM "{SessionAlias._meta.db_table}" WHERE name = %s) '
+    f"UNION ALL SELECT {_SESSION.select}, 1 AS pri FROM {_SESSION.table} "
     f"WHERE s.kind = '{KIND_NAMED}' AND s.name = %s ORDER BY pri LIMIT 1"
 )
+_DESKTOP_SQL = f"SELECT {_SESSION.select} FROM {_SESSION.table} WHERE s.desktop_id = %s"  # noqa: S608
 
 
 def _named(name: str) -> Session | None:
-    return next(iter(Session.objects.raw(_NAMED_SQL, [name, name])), None)
+    row = fetch_one(_NAMED_SQL, [name, name])
+    return None if row is None else _SESSION.build(row)
+
+
+def _desktop(desktop_id: str) -> Session | None:
+    row = fetch_one(_DESKTOP_SQL, [desktop_id])
+    return None if row is None else _SESSION.build(row)
 
 
 def _mark_seen(session: Session, now: datetime) -> None:

@@ -15,6 +15,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from core.errors import InvalidField, NotFound
+from core.rows import ModelColumns, fetch_one
 from tasks import extensions
 from tasks.events import describe
 from tasks.models import (
@@ -90,14 +91,33 @@ def get_project(slug: str) -> Project:
     return project
 
 
+_TASK = ModelColumns(Task, "t")
+_PROJECT = ModelColumns(Project, "p")
+_RULES = ModelColumns(ProjectRules, "r")
+# What Task.objects.select_related("project", "project__rules") would ask, written once:
+# compiling that queryset cost more than running it on every MCP call and hook (issue 18).
+_TASK_SQL = (
+    f"SELECT {_TASK.select}, {_PROJECT.select}, {_RULES.select} FROM {_TASK.table} "  # noqa: S608
+    f'INNER JOIN {_PROJECT.table} ON p."id" = t."project_id" '
+    f'LEFT OUTER JOIN {_RULES.table} ON r."project_id" = p."id" WHERE t."key" = %s'
+)
+
+
 def get_task(key: str) -> Task:
-    """The task of a key like acme-shop-12 (with its project); NotFound says what to do."""
+    """The task of a key like acme-shop-12 (with its project and its project's rules row
+    cached, as select_related would); NotFound says what to do."""
     wanted = (key or "").strip()
-    task = (
-        Task.objects.select_related("project", "project__rules").filter(key=wanted.lower()).first()
-    )
-    if task is None:
+    row = fetch_one(_TASK_SQL, [wanted.lower()])
+    if row is None:
         raise NotFound(f"Unknown task {wanted or '(empty)'}. Call task_list to see the keys.")
+    task = _TASK.build(row)
+    project = _PROJECT.build(row, _TASK.width)
+    rules_at = _TASK.width + _PROJECT.width
+    rules = None if row[rules_at] is None else _RULES.build(row, rules_at)
+    task.project = project
+    Project.rules.related.set_cached_value(project, rules)  # None: project.rules raises
+    if rules is not None:
+        ProjectRules.project.field.set_cached_value(rules, project)
     return task
 
 

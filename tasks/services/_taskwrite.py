@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import InvalidField, RuleRefusal, VersionConflict
+from core.rows import update
 from tasks import extensions
 from tasks.events import EventKind, record_event
 from tasks.fields import EDITABLE_FIELD_NAMES
@@ -233,10 +234,8 @@ class TaskChange:
             return
         old_version = task.version
         columns = {name: getattr(task, name) for name in self.dirty}
-        rows = Task.objects.filter(pk=task.pk, version=old_version).update(
-            **columns, version=old_version + 1, updated_at=self.now
-        )
-        if rows != 1:
+        columns.update(version=old_version + 1, updated_at=self.now)
+        if update(Task, columns, {"id": task.pk, "version": old_version}) != 1:
             raise StaleRow
         task.version = old_version + 1
         task.updated_at = self.now

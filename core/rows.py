@@ -1,0 +1,129 @@
+"""Model rows read with SQL written once per process, for the hottest reads.
+
+Django compiles a queryset into SQL on every call; for a task with its project and rules
+(~50 columns over three tables) that compiling costs several times SQLite's own run of the
+statement (bench/README.md, "One MCP write, profiled"). `ModelColumns` keeps a model's
+column list and its database converters, so a read that runs on every MCP call and hook
+builds its SQL text once and its instances with `Model.from_db`, exactly as a queryset would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from django.db import connections
+from django.db.models import Model
+
+
+class ModelColumns:
+    """The concrete columns of `model` under a table alias, and how to turn a row into it."""
+
+    def __init__(self, model: type[Model], alias: str) -> None:
+        self.model = model
+        self.alias = alias
+        self.fields = list(model._meta.concrete_fields)
+        self.names = [f.attname for f in self.fields]
+        self.width = len(self.fields)
+        self.table = f'"{model._meta.db_table}" {alias}'
+        self.select = ", ".join(f'{alias}."{f.column}"' for f in self.fields)
+        self._converters: dict[str, list[tuple[int, list[Any], Any]]] = {}
+
+    def _converters_for(self, using: str) -> list[tuple[int, list[Any], Any]]:
+        """The (position, converters, expression) a queryset would apply, per connection."""
+        found = self._converters.get(using)
+        if found is None:
+            connection = connections[using]
+            found = []
+            for position, f in enumerate(self.fields):
+                col = f.get_col(self.alias)
+                convs = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+                if convs:
+                    found.append((position, convs, col))
+            self._converters[using] = found
+        return found
+
+    def build(self, row: Sequence[Any], start: int = 0, using: str = "default") -> Model:
+        """The instance held in row[start:start + width], converted as a queryset would."""
+        values = list(row[start : start + self.width])
+        connection = connections[using]
+        for position, convs, col in self._converters_for(using):
+            value = values[position]
+            for convert in convs:
+                value = convert(value, col, connection)
+            values[position] = value
+        return self.model.from_db(using, self.names, values)
+
+
+def fetch_one(sql: str, params: Sequence[Any], using: str = "default") -> tuple[Any, ...] | None:
+    """The first row of `sql` (Django's %s placeholders), through Django's cursor."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+@cache
+def _exists_sql(model: type[Model], field: str) -> str:
+    column = model._meta.get_field(field).column
+    # Names from the model's metadata, the value a parameter: nothing here comes from a caller.
+    return f'SELECT 1 FROM "{model._meta.db_table}" WHERE "{column}" = %s LIMIT 1'  # noqa: S608
+
+
+def has_rows(model: type[Model], field: str, value: Any, using: str = "default") -> bool:
+    """`model.objects.filter(<field>=value).exists()`, without compiling a queryset: the
+    move facts a stage move asks for run on every MCP stage change."""
+    return fetch_one(_exists_sql(model, field), [value], using) is not None
+
+
+def insert(obj: Model, using: str = "default") -> Model:
+    """`obj.save()` of a new row with an automatic key, as one INSERT … RETURNING written once
+    per model: the event log takes one on every write. No signals are sent (none are used)."""
+    model = type(obj)
+    fields, sql = _insert_sql(model)
+    connection = connections[using]
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    row = fetch_one(sql, values, using)
+    obj.pk = row[0]  # type: ignore[index]
+    obj._state.adding = False
+    obj._state.db = using
+    return obj
+
+
+@cache
+def _insert_sql(model: type[Model]) -> tuple[list[Any], str]:
+    pk = model._meta.pk
+    fields = [f for f in model._meta.concrete_fields if f is not pk]
+    columns = ", ".join(f'"{f.column}"' for f in fields)
+    marks = ", ".join("%s" for _ in fields)
+    table = model._meta.db_table
+    sql = f'INSERT INTO "{table}" ({columns}) VALUES ({marks}) RETURNING "{pk.column}"'  # noqa: S608
+    return fields, sql
+
+
+def update(
+    model: type[Model], values: dict[str, Any], where: dict[str, Any], using: str = "default"
+) -> int:
+    """`model.objects.filter(**where).update(**values)` for plain values (no expressions),
+    the SQL written once per set of names; the number of rows changed."""
+    fields, sql = _update_sql(model, tuple(values), tuple(where))
+    connection = connections[using]
+    sets, conditions = fields[: len(values)], fields[len(values) :]
+    params = [f.get_db_prep_save(v, connection) for f, v in zip(sets, values.values(), strict=True)]
+    params += [
+        f.get_db_prep_value(v, connection) for f, v in zip(conditions, where.values(), strict=True)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+@cache
+def _update_sql(
+    model: type[Model], names: tuple[str, ...], where: tuple[str, ...]
+) -> tuple[list[Any], str]:
+    by_name = {n: f for f in model._meta.concrete_fields for n in (f.name, f.attname)}
+    fields = [by_name[n] for n in (*names, *where)]
+    sets = ", ".join(f'"{f.column}" = %s' for f in fields[: len(names)])
+    conditions = " AND ".join(f'"{f.column}" = %s' for f in fields[len(names) :])
+    return fields, f'UPDATE "{model._meta.db_table}" SET {sets} WHERE {conditions}'  # noqa: S608
