@@ -27,7 +27,7 @@ from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
 
-from core import live, security  # noqa: E402
+from core import heap, live, security  # noqa: E402
 from core.mcp import transport_security  # noqa: E402
 from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site.mcp_server import build_server  # noqa: E402
@@ -95,6 +95,7 @@ async def _sweep_forever() -> None:
             await _sweep()
         except Exception:
             log.exception("the signal sweep failed; it runs again in a minute")
+        heap.trim()  # freed pages back to the system, so a long run's RSS stays flat
 
 
 class RelaybayApp:

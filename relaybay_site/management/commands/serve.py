@@ -19,7 +19,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.urls import reverse
 
-from core import tokens
+from core import heap, tokens
 from core.security import current_token
 from memory import search as memory_search
 from policy import global_file
@@ -161,6 +161,7 @@ class Command(RelaybayCommand):
         )
         self._register_shutdown(application)
         held.close()
+        heap.settle()  # what start made lives for ever: out of the collector's full passes
         server.run()
         lock.release()
         if server.listen_failed:
