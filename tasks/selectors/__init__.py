@@ -387,12 +387,12 @@ def task_detail(key: str) -> TaskDetail:
     count = Report.objects.filter(task=task).count()
     decisions = list(Decision.objects.filter(task=task).order_by("id"))
     entries = list(TrackerEntry.objects.filter(task=task).order_by("id"))
-    events = list(
-        Event.objects.filter(task=task)
-        .select_related("project", "task")
-        .order_by("-id")[:RECENT_EVENTS]
-    )
+    events = list(Event.objects.filter(task=task).order_by("-id")[:RECENT_EVENTS])
     events.reverse()
+    for e in events:  # the task and its project are in hand: no join rebuilds them per row
+        e.task = task
+        if e.project_id == task.project_id:
+            e.project = task.project
     return TaskDetail(
         task=task,
         next_step_stale=is_next_step_stale(task),
