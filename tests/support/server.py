@@ -92,6 +92,17 @@ def read_only_db(home: Path) -> Iterator[sqlite3.Connection]:
         yield db
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT back to its default in the server, as a terminal's foreground job has it.
+
+    A shell starting a command in the background without job control sets SIGINT to
+    "ignore", the child inherits it, Python then keeps it ignored and Twisted installs no
+    Ctrl-C handler: run from such a shell, the Ctrl-C test saw a server that (rightly)
+    ignored its SIGINT and timed out.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @dataclass
 class RelaybayServer:
     """Start with `start()`, stop with `stop()`; `base_url`, `token` and `home` for tests."""
@@ -123,6 +134,7 @@ class RelaybayServer:
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
+            preexec_fn=_ctrl_c_as_in_a_terminal,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
