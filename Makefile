@@ -33,8 +33,11 @@ run: $(RUN_STAMP)
 demo: $(RUN_STAMP)
 	$(BIN)/relaybay demo --home .demo --force && $(BIN)/relaybay serve --home .demo
 
+# One pytest-xdist worker per CPU, at most 4, each taking whole files (a module's server and
+# browser start once); TEST_WORKERS=0 runs in this process, e.g. to use a debugger.
+TEST_WORKERS ?= auto
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

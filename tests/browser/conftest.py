@@ -100,10 +100,20 @@ class WatchedPage:
         assert self.errors() == [], "console errors"
 
 
-@pytest.fixture(scope="session")
+def _browser_scope(fixture_name: str, config: pytest.Config) -> str:
+    """One Chromium for the whole run; one per module in a pytest-xdist worker (`make test`).
+
+    Playwright's sync API keeps an event loop running in the main thread while it is open, so
+    a worker that runs a browser module and then another module would see asyncio.run refuse
+    to start and Django refuse database calls ("async context"): the module's end closes it.
+    """
+    return "module" if os.environ.get("PYTEST_XDIST_WORKER") else "session"
+
+
+@pytest.fixture(scope=_browser_scope)
 def browser() -> Iterator[Any]:
     try:
-        from playwright.sync_api import Error, sync_playwright
+        from playwright.sync_api import Error, expect, sync_playwright
     except ImportError:
         _unavailable(
             "playwright is not installed (pip install playwright, no `playwright install`)"
@@ -111,6 +121,10 @@ def browser() -> Iterator[Any]:
     executable = chromium_path()
     if executable is None:
         _unavailable("Chromium is not installed (apt-get install chromium)")
+    # expect() waits 5 s by default: on a 2-CPU machine four times slower than usual, a live
+    # update behind a full suite's load took longer (two flakes in one run). The same 10 s
+    # as every page action's own default (watched_page).
+    expect.set_options(timeout=10_000)
     with sync_playwright() as p:
         try:
             browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
