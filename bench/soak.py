@@ -23,6 +23,7 @@ writes the summary (tests/integration/test_soak_smoke.py reads it).
 Targets (docs/architecture.md §10): RSS ≤ 150 MiB and flat after the first minute,
 descriptors back to baseline, 0 errors, 0 5xx.
 Run: .venv/bin/python bench/soak.py [--minutes 10 | --seconds N] [--period S] [--json FILE]
+     [--heap-log FILE]
 """
 
 from __future__ import annotations
@@ -400,9 +401,16 @@ def settled(pid: int, baseline: ProcSample, started: float) -> ProcSample:
     return after
 
 
-def run(seconds: float, period: float) -> Summary:
-    """The whole soak against a private server; prints as it goes and returns the figures."""
-    with private_server() as server:
+HEAPWATCH = Path(__file__).resolve().parent / "heapwatch"
+
+
+def run(seconds: float, period: float, heap_log: Path | None = None) -> Summary:
+    """The whole soak against a private server; prints as it goes and returns the figures.
+
+    With `heap_log`, the server also appends its heap facts there every 30 s
+    (bench/heapwatch/sitecustomize.py)."""
+    heapwatch = {"PYTHONPATH": str(HEAPWATCH), "HEAPWATCH_LOG": str(heap_log)} if heap_log else {}
+    with private_server(**heapwatch) as server:
         pid = server.proc.pid  # type: ignore[union-attr]
         began = time.monotonic()
         hook_ids, wait_ids, keys = asyncio.run(set_up(server))
@@ -502,10 +510,13 @@ def main() -> None:
     length.add_argument("--seconds", type=float)
     parser.add_argument("--period", type=float, help="seconds between tables (default 60)")
     parser.add_argument("--json", type=Path, help="also write the summary to this file")
+    parser.add_argument(
+        "--heap-log", type=Path, help="the server appends its heap facts here every 30 s"
+    )
     args = parser.parse_args()
     seconds = args.seconds if args.seconds is not None else args.minutes * 60
     period = args.period or min(60.0, max(5.0, seconds / 3))
-    summary = run(seconds, period)
+    summary = run(seconds, period, args.heap_log.resolve() if args.heap_log else None)
     if args.json:
         args.json.write_text(json.dumps(asdict(summary), indent=2) + "\n")
 
