@@ -105,7 +105,7 @@ def migrated_database() -> Path:
     states (about 3 s of 8 on a slow machine), and nearly every integration and browser test
     starts its own server on an empty folder: they start from a copy of this file instead.
     What a first start does to an empty folder is tested on its own with `seed=False`
-    (tests/integration/test_serve_migrations.py and the start tests).
+    (tests/integration/test_serve_migrations.py); `run_cli("serve", ...)` never seeds.
     """
     global _migrated
     if _migrated is None:
