@@ -18,6 +18,17 @@ def wait_state(page: Any, state: str = "live", timeout: float = 10_000) -> None:
     page.wait_for_selector(f'#live-status[data-state="{state}"]', timeout=timeout)
 
 
+def htmx_idle(page: Any, timeout: float = 10_000) -> None:
+    """Wait until no htmx request is in flight (htmx marks its element `.htmx-request`).
+
+    A step that clicks again, or navigates, before the last click's request answered makes
+    htmx abort that request and log `htmx:sendAbort` as a console error: a step whose
+    wait is already satisfied before the request ends (clicking the tab that is already
+    selected) waits here first.
+    """
+    page.wait_for_function("() => !document.querySelector('.htmx-request')", timeout=timeout)
+
+
 def focused(page: Any) -> str:
     """A short description of the focused element: its id, else tag and text."""
     return page.evaluate(

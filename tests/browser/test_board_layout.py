@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.helpers import sign_in
+from tests.browser.helpers import htmx_idle, sign_in
 from tests.support.server import RelaybayServer, run_cli
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
@@ -113,6 +113,7 @@ def test_phone_cards_stay_inside_their_column_and_the_screen(demo_server, new_pa
             stage = tabs.nth(i).get_attribute("data-stage")
             tabs.nth(i).click()  # htmx swaps the columns in with this stage selected
             page.wait_for_selector(f"#col-{stage}.is-selected:visible")
+            htmx_idle(page)  # the first tab is selected before its request answers
             cards = page.evaluate(BOXES)
             assert {c["stage"] for c in cards} <= {stage}
             if cards:
