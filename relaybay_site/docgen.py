@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import inspect
 import json
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -443,6 +445,7 @@ def _isolate_environment() -> None:
         if name.startswith("RELAYBAY_"):
             del os.environ[name]
     os.environ["RELAYBAY_HOME"] = tempfile.mkdtemp(prefix="relaybay-docgen-")
+    atexit.register(shutil.rmtree, os.environ["RELAYBAY_HOME"], ignore_errors=True)
 
 
 def write_docs(out: Path) -> list[Path]:

@@ -7,7 +7,8 @@ Chromium binary (tests/conftest.py clears every other RELAYBAY_* variable).
 
 `new_page(width, height, color_scheme=...)` opens a page in a fresh browser context and
 returns a `WatchedPage`: the page plus every console message, page error and CSP violation
-seen on it. `shot(page, name)` saves a screenshot under tests/artifacts/browser/.
+seen on it. `save_shot(page, name)` (also the `shot` fixture) saves a screenshot under
+tests/artifacts/browser/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -171,17 +172,30 @@ def watched_page(context: Any, *scripts: str) -> WatchedPage:
     return watched
 
 
-@pytest.fixture
-def shot() -> Callable[[Any, str], Path]:
-    def save(page: Any, name: str) -> Path:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / f"{name}.png"
-        # caret="initial": Playwright's caret hiding leaves style="" behind, and the next
-        # htmx swap of that element would then count as a CSP violation.
-        page.screenshot(path=str(path), caret="initial")
-        return path
+def save_shot(page: Any, name: str, *, full_page: bool = False, parts: int = 0) -> None:
+    """`name`.png: the viewport, or the whole page with `full_page`; with `parts`, also up to
+    that many viewport-high slices `name`-part1.png … (a whole long page is too small to
+    read), and then without `full_page` the slices alone.
 
-    return save
+    caret="initial": Playwright's caret hiding leaves style="" behind, and the next htmx
+    swap of that element would then count as a CSP violation.
+    """
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    if full_page or not parts:
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page, caret="initial")
+    if not parts:
+        return
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    total = page.evaluate("document.documentElement.scrollHeight")
+    for number, top in enumerate(range(0, min(total, parts * height), height), start=1):
+        clip = {"x": 0, "y": top, "width": width, "height": min(height, total - top)}
+        path = ARTIFACTS / f"{name}-part{number}.png"
+        page.screenshot(path=str(path), full_page=True, clip=clip, caret="initial")
+
+
+@pytest.fixture
+def shot() -> Callable[..., None]:
+    return save_shot
 
 
 # Records notifications and permission requests; `__fakePermission` (set by a test before

@@ -19,7 +19,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import save_shot
 from tests.browser.helpers import sign_in, wait_state
 from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer
@@ -103,18 +103,6 @@ def seeded(server: RelaybayServer) -> str:
 
 def no_overflow(page: Any) -> None:
     assert page.evaluate(NO_OVERFLOW), page.evaluate(WIDER)
-
-
-def shot(page: Any, name: str) -> None:
-    """The whole page, and viewport-high slices of it (a full page is too tall to read)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, caret="initial")
-    width, height = page.viewport_size["width"], page.viewport_size["height"]
-    total = page.evaluate("document.documentElement.scrollHeight")
-    for number, top in enumerate(range(0, min(total, 4 * height), height), start=1):
-        clip = {"x": 0, "y": top, "width": width, "height": min(height, total - top)}
-        path = ARTIFACTS / f"{name}-part{number}.png"
-        page.screenshot(path=str(path), full_page=True, clip=clip, caret="initial")
 
 
 @pytest.mark.parametrize("name", list(FLOW_WIDTHS))
@@ -267,8 +255,8 @@ def test_screenshots(server, new_page, name):
     page = w.page
     sign_in(page, server, f"/p/{slug}/docs?q=rollback")
     no_overflow(page)
-    shot(page, f"docs-page-{name}")
+    save_shot(page, f"docs-page-{name}", full_page=True, parts=4)
     page.goto(f"{server.base_url}/p/{slug}/docs/runbook/diff?from=1&to=2")
     no_overflow(page)
-    shot(page, f"docs-document-{name}")
+    save_shot(page, f"docs-document-{name}", full_page=True, parts=4)
     w.assert_clean()

@@ -21,7 +21,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import save_shot
 from tests.browser.helpers import sign_in, wait_state
 from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer
@@ -119,18 +119,6 @@ def accept(w: Any, proposal: int) -> None:
         w.remember_violations()
         page.get_by_role("button", name="Confirm: raise live").click()
     expect(page.locator("#flash")).to_contain_text(f"Accepted environment proposal #{proposal}")
-
-
-def shot(page: Any, name: str) -> None:
-    """The whole page, and viewport-high slices of it (a full page is too tall to read)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, caret="initial")
-    width, height = page.viewport_size["width"], page.viewport_size["height"]
-    total = page.evaluate("document.documentElement.scrollHeight")
-    for number, top in enumerate(range(0, total, height), start=1):
-        clip = {"x": 0, "y": top, "width": width, "height": min(height, total - top)}
-        path = ARTIFACTS / f"{name}-part{number}.png"
-        page.screenshot(path=str(path), full_page=True, clip=clip, caret="initial")
 
 
 # --- the owner's writes ---------------------------------------------------------------------------
@@ -424,14 +412,14 @@ def test_screenshots_of_the_stands_page(server, showcase, new_page, name):
     expect(panel(page, "staging").locator(".env-secret")).to_have_count(1)
     assert TEST_PASSWORD not in page.content()
     no_overflow(page)
-    shot(page, f"environments-{name}")
+    save_shot(page, f"environments-{name}", full_page=True, parts=10)
 
     # Every form open: the longest the page gets.
     page.evaluate(
         "document.querySelectorAll('#env-stands details').forEach(d => { d.open = true; })"
     )
     no_overflow(page)
-    shot(page, f"environments-{name}-forms")
+    save_shot(page, f"environments-{name}-forms", full_page=True, parts=10)
 
     # A refused write: the reason on top, the form open with the secret masked.
     w.remember_violations()
@@ -448,7 +436,7 @@ def test_screenshots_of_the_stands_page(server, showcase, new_page, name):
     )
     assert GITHUB_TOKEN not in page.content()
     no_overflow(page)
-    shot(page, f"environments-{name}-refused")
+    save_shot(page, f"environments-{name}-refused", full_page=True, parts=10)
 
     # The confirmation page of accepting the pending proposal.
     w.remember_violations()
@@ -456,6 +444,6 @@ def test_screenshots_of_the_stands_page(server, showcase, new_page, name):
     page.locator(f"#env-proposal-{pending}").get_by_role("button", name="Accept…").click()
     expect(page.locator("#env-confirm")).to_contain_text("deploy rises from read to ask")
     no_overflow(page)
-    shot(page, f"environments-{name}-confirm")
+    save_shot(page, f"environments-{name}-confirm", full_page=True, parts=10)
     assert w.csp_violations() == []
     assert [e for e in w.errors() if "status of 400 (Bad Request)" not in e] == []

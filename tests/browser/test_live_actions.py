@@ -28,7 +28,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import save_shot
 from tests.browser.helpers import sign_in, wait_state
 from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer, run_django
@@ -128,20 +128,6 @@ def open_dialog(w: Any, server: RelaybayServer, slug: str, key: str) -> Any:
 
 def no_overflow(page: Any) -> None:
     assert page.evaluate(NO_OVERFLOW), page.evaluate("document.documentElement.scrollWidth")
-
-
-def slices(page: Any, name: str, width: int) -> None:
-    """The whole page as viewport-sized screenshots: name-1.png, name-2.png …"""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    height = HEIGHT[width]
-    total = page.evaluate("document.documentElement.scrollHeight")
-    for number, top in enumerate(range(0, total, height), start=1):
-        clip = {"x": 0, "y": top, "width": width, "height": min(height, total - top)}
-        page.screenshot(
-            path=str(ARTIFACTS / f"{name}-{number}.png"), full_page=True, clip=clip, caret="initial"
-        )
-        if number == 3:
-            break
 
 
 # --- live ------------------------------------------------------------------------------------
@@ -303,13 +289,13 @@ def test_screenshots_of_actions_on_live(fresh_server, new_page):
         page = open_page(w, fresh_server, "/activity")
         expect(page.locator("#live-actions .la-row")).to_have_count(len(CALLS))
         no_overflow(page)
-        slices(page, f"live-actions-activity-{name}", width)
+        save_shot(page, f"live-actions-activity-{name}", parts=3)
 
         page.goto(f"{fresh_server.base_url}/p/{slug}?task={key}")
         panel = page.locator("#panel-live-actions")
         expect(panel.locator(".la-row")).to_have_count(4)
         no_overflow(page)
-        page.screenshot(path=str(ARTIFACTS / f"live-actions-dialog-{name}-1.png"), caret="initial")
+        save_shot(page, f"live-actions-dialog-{name}-1")
         panel.scroll_into_view_if_needed()
-        page.screenshot(path=str(ARTIFACTS / f"live-actions-dialog-{name}-2.png"), caret="initial")
+        save_shot(page, f"live-actions-dialog-{name}-2")
         w.assert_clean()

@@ -24,7 +24,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import save_shot
 from tests.browser.helpers import sign_in, wait_state
 from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer
@@ -89,11 +89,6 @@ def open_scope(page: Any, slug: str) -> None:
 
 def row(page: Any, section: str, setting: str) -> Any:
     return page.locator(f"#{section} tr").filter(has=page.locator("th", has_text=setting))
-
-
-def full_shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, caret="initial")
 
 
 # --- the editor ---------------------------------------------------------------------------------
@@ -283,7 +278,7 @@ def test_screenshots_of_the_policy_page(server, showcase, new_page, name):
     expect(page.locator("#policy-layers .state-pill.is-bad")).to_have_text("ignored")
     expect(page.locator("#policy-proposals .state-pill.is-warn")).to_have_text("widens live")
     assert page.evaluate(NO_OVERFLOW), page.evaluate(SCROLL_WIDTH)
-    full_shot(page, f"policy-{name}")
+    save_shot(page, f"policy-{name}", full_page=True)
 
     # The preview of a change, with its long JSON, fits too.
     text = page.locator("#policy-text").input_value()
@@ -294,18 +289,18 @@ def test_screenshots_of_the_policy_page(server, showcase, new_page, name):
     page.get_by_role("button", name="Validate").click()
     expect(page.locator("#policy-preview")).to_contain_text("Widens access on live:")
     assert page.evaluate(NO_OVERFLOW), page.evaluate(SCROLL_WIDTH)
-    full_shot(page, f"policy-{name}-preview")
+    save_shot(page, f"policy-{name}-preview", full_page=True)
 
     w.remember_violations()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#policy-confirm")).to_be_visible()
     assert page.evaluate(NO_OVERFLOW), page.evaluate(SCROLL_WIDTH)
-    full_shot(page, f"policy-{name}-confirm")
+    save_shot(page, f"policy-{name}-confirm", full_page=True)
 
     # The broken layer's scope: the ignored layer is listed with the effective policy.
     w.remember_violations()
     page.goto(f"{server.base_url}{PAGE}?scope={broken}")
     expect(page.locator("#policy-ignored")).to_contain_text(f"project:{broken}")
     assert page.evaluate(NO_OVERFLOW), page.evaluate(SCROLL_WIDTH)
-    full_shot(page, f"policy-{name}-ignored")
+    save_shot(page, f"policy-{name}-ignored", full_page=True)
     w.assert_clean()

@@ -60,8 +60,11 @@ def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheels = list((work / "dist").glob("relaybay-*.whl"))
     assert len(wheels) == 1, wheels
     venv = work / "venv"
-    run(sys.executable, "-m", "venv", venv, cwd=work, timeout=120)
-    run(venv / "bin/python", "-m", "pip", "install", "--quiet", wheels[0], cwd=work, timeout=480)
+    # No pip of its own and no bytecode compiled at install: this pip installs into it
+    # (--python), and 40 packages' .pyc files cost half a minute on a slow machine.
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=work, timeout=120)
+    pip = (sys.executable, "-m", "pip", "--python", venv / "bin/python", "install")
+    run(*pip, "--quiet", "--no-compile", wheels[0], cwd=work, timeout=480)
     return venv
 
 
