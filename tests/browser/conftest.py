@@ -88,9 +88,24 @@ class WatchedPage:
         return [*self.seen_violations, *current, *console]
 
     def errors(self) -> list[str]:
-        """Console errors and warnings, and uncaught page errors."""
-        logged = [f"{kind}: {text}" for kind, text in self.console if kind in ("error", "warning")]
-        return [*logged, *self.page_errors]
+        """Console errors and warnings, and uncaught page errors — but not an aborted request.
+
+        htmx logs an abort as two console errors, `htmx:afterRequest` then `htmx:sendAbort`.
+        The page aborts on purpose: `hx-sync="…:replace"` drops a search or tab request a
+        newer one supersedes, and navigating away drops what is in flight. What the newer
+        request shows is checked by the test itself; a failed request (`htmx:sendError`,
+        `htmx:responseError`) still counts.
+        """
+        logged = [(kind, text) for kind, text in self.console if kind in ("error", "warning")]
+        kept = []
+        for at, (kind, text) in enumerate(logged):
+            following = logged[at + 1][1] if at + 1 < len(logged) else ""
+            if text.startswith("htmx:sendAbort") or (
+                text.startswith("htmx:afterRequest") and following.startswith("htmx:sendAbort")
+            ):
+                continue
+            kept.append(f"{kind}: {text}")
+        return [*kept, *self.page_errors]
 
     def remember_violations(self) -> None:
         """Keep the current document's violations before navigating away from it."""

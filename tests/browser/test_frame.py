@@ -259,3 +259,26 @@ def test_the_csp_watcher_sees_a_violation(server, new_page):
     page.wait_for_function("window.__cspViolations.length > 0")
     assert page.evaluate("window.__ran") is None
     assert any("script-src" in str(v) for v in w.csp_violations())
+
+
+def test_the_console_watcher_lets_an_aborted_request_pass_but_not_a_failed_one(server, new_page):
+    """Guards the guard: a request htmx aborts (hx-sync replace, navigation) is not an error
+    of the page, one that fails is."""
+    w = new_page(**DESKTOP)
+    page = w.page
+    sign_in(page, server, "/")
+    page.evaluate(
+        """() => { const b = document.createElement("div");
+                  b.id = "probe"; document.body.appendChild(b);
+                  htmx.ajax("GET", "/healthz", {source: b, target: b}).catch(() => {});
+                  htmx.trigger(b, "htmx:abort"); }"""
+    )
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    assert any("htmx:sendAbort" in text for _, text in w.console), w.console
+    assert w.errors() == []
+    page.evaluate(  # a 404: htmx logs the failed response
+        """() => { htmx.ajax("GET", "/no-such-page", {source: "#probe", target: "#probe"})
+                      .catch(() => {}); }"""
+    )
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    assert any("Response Status Error Code 404" in e for e in w.errors()), w.console
