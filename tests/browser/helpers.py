@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.support.server import RelaybayServer
@@ -27,6 +28,25 @@ def htmx_idle(page: Any, timeout: float = 10_000) -> None:
     selected) waits here first.
     """
     page.wait_for_function("() => !document.querySelector('.htmx-request')", timeout=timeout)
+
+
+SLOW_GETS = """([part, ms]) => {
+  const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+    this.__slow = method === "GET" && String(url).includes(part);
+    return open.call(this, method, url, ...rest);
+  };
+  XMLHttpRequest.prototype.send = function (...args) {
+    if (this.__slow) { setTimeout(() => send.apply(this, args), ms); }
+    else { send.apply(this, args); }
+  };
+}"""
+
+
+def slow_gets(page: Any, part: str, ms: int) -> None:
+    """Hold every GET whose URL contains `part` for `ms` before it is sent (an XHR wrapper
+    added before the page's scripts): a slow server for one kind of fragment."""
+    page.add_init_script(f"({SLOW_GETS})({json.dumps([part, ms])})")
 
 
 def focused(page: Any) -> str:

@@ -22,7 +22,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from tests.browser.helpers import sign_in, wait_state
+from tests.browser.helpers import sign_in, slow_gets, wait_state
 from tests.sessions.hook_payloads import payload
 from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer
@@ -78,11 +78,16 @@ def open_dialog(w: Any, server: RelaybayServer, agent: Agent) -> Any:
     return page
 
 
+@pytest.mark.parametrize("slow_panel_ms", [0, 1500], ids=["quick", "slow-panel-refresh"])
 def test_a_comment_travels_to_the_agent_and_its_reply_comes_back_to_the_open_thread(
-    server: RelaybayServer, new_page: Any, shot: Any
+    server: RelaybayServer, new_page: Any, shot: Any, slow_panel_ms: int
 ):
+    """With slow panel refreshes too: the thread's writes once queued behind the panel's
+    refetch, and the refetch's swap silently dropped them (Mark replies read was lost)."""
     agent = Agent(server)
     w = new_page(1440, 900)
+    if slow_panel_ms:
+        slow_gets(w.page, "/panel/", slow_panel_ms)
     page = open_dialog(w, server, agent)
     thread = page.locator(f"#comments-thread-{agent.key}")
     box = page.locator(f"#comment-body-{agent.key}")
