@@ -55,14 +55,6 @@
     return root.classList.contains("nav-open");
   }
 
-  // Content swapped in a moment ago is wired up by htmx only when it settles (~20 ms);
-  // a key pressed before that must still work, so the target is processed first
-  // (htmx.process is idempotent).
-  function activate(el) {
-    if (window.htmx) { window.htmx.process(el); }
-    el.click();
-  }
-
   function moveTab(tab, key) {
     var tabs = Array.prototype.slice.call(tab.parentNode.querySelectorAll("[role='tab']"));
     var at = tabs.indexOf(tab);
@@ -73,7 +65,7 @@
     if (key === "End") { next = tabs[tabs.length - 1]; }
     if (!next || next === tab) { return false; }
     next.focus();
-    activate(next);
+    next.click();  // wired already: htmx settles in the swap (base.html)
     return true;
   }
 
@@ -92,7 +84,7 @@
     var link = document.getElementById(e.key === "ArrowRight" ? "pager-2" : "pager-1");
     if (!link || link.getAttribute("aria-current") === "page") { return; }
     e.preventDefault();
-    activate(link);
+    link.click();
   });
 
   // --- after switching page or tab -----------------------------------------------

@@ -67,19 +67,24 @@
     return live.length > 0;
   }
 
+  // A section swapped in a moment ago keeps htmx's added class until htmx has wired its
+  // hx-trigger; an event triggered on it before that has no listener and is lost (seen in
+  // CI: a step update that arrived between a refetch's swap and its settle never showed).
+  // So a refresh is owed while the section is busy or not wired yet, and paid on its load.
   function refresh(section) {
     if (!htmx() || hasDraft(section)) { return; }
-    if (busy(section.id)) { owed[section.id] = true; return; }
+    if (busy(section.id) || section.classList.contains("htmx-added")) {
+      owed[section.id] = true;
+      return;
+    }
     htmx().trigger(section, "refresh");
   }
 
-  // Once nothing runs and htmx has set up the section (a new one right after its swap
-  // still has the added class), send what is owed.
   function payOwed(id) {
     var section = document.getElementById(id);
-    if (!owed[id] || !section || busy(id) || section.classList.contains("htmx-added")) { return; }
+    if (!owed[id] || !section) { return; }
     delete owed[id];
-    refresh(section);
+    refresh(section);  // owed again if it is still busy or not wired
   }
 
   body.addEventListener("htmx:beforeSend", function (e) {

@@ -47,6 +47,53 @@ document.addEventListener("securitypolicyviolation", function (e) {
 });
 """
 
+# The page's side of live updates, kept for a failed test's report (the teardown prints it):
+# the stream opening and failing, every live event app.js dispatches, and every htmx
+# request with its answer and whether it was swapped. A live update that never shows in CI
+# then says which step was missing. Bounded, so a long test cannot grow it without end.
+LIVE_RECORDER = """
+(function () {
+  var log = window.__rbLive = [];
+  var start = Date.now();
+  function note(text) {
+    log.push((Date.now() - start) + " ms " + text);
+    if (log.length > 300) { log.shift(); }
+  }
+  var Real = window.EventSource;
+  if (Real) {
+    window.EventSource = function (url, options) {
+      var es = new Real(url, options);
+      note("stream open " + url);
+      es.addEventListener("open", function () { note("stream opened"); });
+      es.addEventListener("error", function () { note("stream error " + es.readyState); });
+      return es;
+    };
+    window.EventSource.prototype = Real.prototype;
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var body = document.body;
+    body.addEventListener("rb-event", function (e) {
+      var d = e.detail || {};
+      note("event " + d.kind + " key=" + (d.key || "") + " session=" + (d.session || ""));
+    });
+    body.addEventListener("htmx:beforeRequest", function (e) {
+      var d = e.detail, elt = d.elt, xhr = d.xhr;
+      var what = d.requestConfig.verb + " " + d.pathInfo.requestPath + " from " +
+        elt.tagName.toLowerCase() + (elt.id ? "#" + elt.id : "");
+      note("send " + what);
+      xhr.addEventListener("loadend", function () { note("answer " + xhr.status + " " + what); });
+    });
+    body.addEventListener("htmx:beforeSwap", function (e) {
+      var d = e.detail, t = d.target;
+      // Read after every listener of this event had its say (live_sections.js refuses some).
+      setTimeout(function () {
+        note((d.shouldSwap ? "swap " : "swap refused ") + (t && t.id ? "#" + t.id : "?"));
+      }, 0);
+    });
+  });
+})();
+"""
+
 
 def _require() -> bool:
     return os.environ.get("RELAYBAY_REQUIRE_BROWSER") == "1"
@@ -111,6 +158,13 @@ class WatchedPage:
         """Keep the current document's violations before navigating away from it."""
         self.seen_violations.extend(self.page.evaluate("window.__cspViolations || []"))
 
+    def live_log(self) -> list[str]:
+        """What LIVE_RECORDER saw on the current document (empty if the page is gone)."""
+        try:
+            return self.page.evaluate("window.__rbLive || []")
+        except Exception:
+            return []
+
     def assert_clean(self) -> None:
         assert self.csp_violations() == [], "CSP violations"
         assert self.errors() == [], "console errors"
@@ -150,10 +204,31 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Mark the test whose body failed, so its pages' teardown prints their live logs."""
+    report = yield
+    if report.when == "call":
+        item.stash[_FAILED] = report.failed
+    return report
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+def _print_live_logs(request: pytest.FixtureRequest, pages: list[WatchedPage]) -> None:
+    if not request.node.stash.get(_FAILED, False):
+        return
+    for number, watched in enumerate(pages, start=1):
+        print(f"--- live log of page {number} ({watched.page.url}) ---")
+        print("\n".join(watched.live_log()) or "(nothing recorded)")
+
+
 @pytest.fixture
-def new_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
+def new_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Callable[..., WatchedPage]]:
     """Factory: a page of the given viewport in a fresh context (own cookies and storage)."""
     contexts: list[Any] = []
+    pages: list[WatchedPage] = []
 
     def make(
         width: int = 1440,
@@ -167,9 +242,11 @@ def new_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
             reduced_motion=reduced_motion,
         )
         contexts.append(context)
-        return watched_page(context)
+        pages.append(watched_page(context))
+        return pages[-1]
 
     yield make
+    _print_live_logs(request, pages)
     for context in contexts:
         context.close()
 
@@ -178,7 +255,7 @@ def watched_page(context: Any, *scripts: str) -> WatchedPage:
     """A new page of `context` whose console, page errors and CSP violations are recorded
     (CSP_WATCH, then `scripts`, run before the page's own)."""
     context.set_default_timeout(10_000)
-    for script in (CSP_WATCH, *scripts):
+    for script in (CSP_WATCH, LIVE_RECORDER, *scripts):
         context.add_init_script(script)
     page = context.new_page()
     watched = WatchedPage(page)
@@ -242,9 +319,12 @@ NOTIFICATION_RECORDER = """
 
 
 @pytest.fixture
-def context_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
+def context_page(
+    browser: Any, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., WatchedPage]]:
     """Like `new_page`, with browser permissions and extra init scripts."""
     contexts: list[Any] = []
+    pages: list[WatchedPage] = []
 
     def make(
         *, permissions: list[str] | None = None, scripts: tuple[str, ...] = (), **viewport: int
@@ -256,8 +336,10 @@ def context_page(browser: Any) -> Iterator[Callable[..., WatchedPage]]:
             permissions=permissions or [],
         )
         contexts.append(context)
-        return watched_page(context, NOTIFICATION_RECORDER, *scripts)
+        pages.append(watched_page(context, NOTIFICATION_RECORDER, *scripts))
+        return pages[-1]
 
     yield make
+    _print_live_logs(request, pages)
     for context in contexts:
         context.close()

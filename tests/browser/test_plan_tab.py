@@ -111,6 +111,24 @@ def test_accepting_the_plan_and_a_live_step_update(server, new_page, shot, size)
     w.assert_clean()
 
 
+def test_an_update_arriving_before_htmx_has_wired_the_new_panel_still_shows(server, new_page):
+    """A refetch's answer is swapped in at once but wired by htmx only when it settles; an
+    event in between used to be triggered on a panel with no listener and was lost (CI: the
+    test above, on a busy machine). A slow settle makes that gap 5 s wide here."""
+    slug, key = planned_task(server)
+    w = new_page(**DESKTOP)
+    page = w.page
+    panel = open_plan_tab(page, server, slug, key)
+    page.evaluate("() => { htmx.config.defaultSettleDelay = 5000; }")
+
+    agent(server, "plan_step_update", task=key, step=2, status="done", conformance="as planned")
+    expect(panel.locator(".pl-counts")).to_have_text("2 of 4 done", timeout=8_000)
+    assert page.locator("#panel-plan.htmx-added").count() == 1, "the gap is not open"
+    agent(server, "plan_step_update", task=key, step=3, status="done", conformance="as planned")
+    expect(panel.locator(".pl-counts")).to_have_text("3 of 4 done", timeout=15_000)
+    w.assert_clean()
+
+
 def test_the_card_badge_opens_the_plan_tab(server, new_page, shot):
     slug, key = planned_task(server)
     w = new_page(**DESKTOP)
