@@ -83,10 +83,9 @@ def ensure_table() -> None:
     if _fts is not None:
         return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [TABLE])
-        found = cursor.fetchone()
-        if found is not None and " scope" in (found[0] or ""):
-            _fts = "fts5" in (found[0] or "").lower()
+        found = _table_sql(cursor)
+        if found is not None and " scope" in found:
+            _fts = "fts5" in found.lower()
             return
         if found is not None:  # an older layout: its rows come back in the rebuild below
             log.info("search index: replacing an older layout")
@@ -94,12 +93,26 @@ def ensure_table() -> None:
         try:
             cursor.execute(FTS_TABLE_SQL)
             _fts = True
-        except OperationalError:  # no FTS5 in this SQLite: search by LIKE instead (§8)
+        except OperationalError as error:
+            made = _table_sql(cursor)
+            if made is not None:  # made between the look and the create: use it as it is
+                log.warning("search index: %s; using the table that is there", error)
+                _fts = "fts5" in made.lower()
+                return
+            if "no such module" not in str(error):  # not a missing FTS5: say what failed
+                raise
             log.warning("SQLite has no FTS5: memory search falls back to LIKE matching")
             cursor.execute(PLAIN_TABLE_SQL)
             _fts = False
     if found is not None:
         rebuild()
+
+
+def _table_sql(cursor: Any) -> str | None:
+    """search_index's CREATE statement from sqlite_master, or None when there is none."""
+    cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [TABLE])
+    found = cursor.fetchone()
+    return None if found is None else (found[0] or "")
 
 
 def forget() -> None:

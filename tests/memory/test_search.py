@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 
 from memory import search
 from tasks import services
@@ -137,6 +137,33 @@ def test_an_index_of_the_older_layout_is_replaced_and_rebuilt(engine: str) -> No
     assert [h.title for h in search.search("use", project="acme")] == ["Use SQLite"]
     assert [h.title for h in search.search("use", project="acme-shop")] == ["Use WAL"]
     assert search.rebuild_if_needed() is False
+
+
+def test_a_table_made_between_the_look_and_the_create_is_used(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen once in a test worker: sqlite_master said there was no index, then the create
+    said "already exists" and the plain table's create failed the same way. The table that
+    is there is used, whatever the engine."""
+    looks = iter([None])
+    real = search._table_sql
+    monkeypatch.setattr(search, "_table_sql", lambda cursor: next(looks, None) or real(cursor))
+    search.forget()
+    search.ensure_table()
+    assert search.has_fts() is (engine == "fts5")
+
+
+def test_a_create_that_fails_for_another_reason_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a missing FTS5 falls back to LIKE; any other failure is raised, not hidden."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
+    monkeypatch.setattr(search, "FTS_TABLE_SQL", "CREATE VIRTUAL TABLE search_index USING")
+    search.forget()
+    try:
+        with pytest.raises(OperationalError, match="incomplete input"):
+            search.ensure_table()
+    finally:
+        search.forget()
 
 
 def test_scope_tokens_keep_projects_apart() -> None:
