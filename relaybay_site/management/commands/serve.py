@@ -119,6 +119,7 @@ class Command(RelaybayCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        heap.limit_arenas()  # before any thread: the request threads share two malloc arenas
         cfg = settings.RELAYBAY
         cfg.home_path.mkdir(parents=True, exist_ok=True)
         if warning := bind_warning(cfg):
