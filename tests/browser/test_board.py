@@ -134,6 +134,48 @@ def test_an_agents_writes_appear_on_the_open_board_without_a_reload(server, new_
     w.assert_clean()
 
 
+def test_an_event_arriving_while_the_cards_refetch_runs_still_shows(server, new_page):
+    """htmx queued a card's second refetch on the card itself, and dropped it when the first
+    answer replaced the card: the card kept the state that first answer had read. The first
+    refetch's answer is held here until the second event has reached the card."""
+    project(server, "slow-card", "Slow Card")
+    key = create(server, "slow-card", "First title")
+    w = new_page(**DESKTOP)
+    page = open_board(w, server, "/p/slow-card")
+    card = page.locator(f"#card-{key}")
+    expect(card.locator(".card-title")).to_have_text("First title")
+    page.evaluate(
+        """(id) => {
+          window.__cardAsks = 0;
+          document.body.addEventListener("htmx:confirm", (e) => {
+            if (e.detail.elt.id === id) { window.__cardAsks += 1; }
+          });
+        }""",
+        f"card-{key}",
+    )
+    held: list[tuple[Any, Any]] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))  # read now, answered later
+
+    page.route(re.compile(rf"/card/{key}(\?|$)"), hold_the_first)
+    agent(server, "task_update", task=key, title="Second title")
+    page.wait_for_function("() => window.__cardAsks >= 1")
+    page.wait_for_function("() => document.querySelector('.card.htmx-request')")
+    while not held:  # the route handler runs while Playwright waits
+        page.wait_for_timeout(20)
+    agent(server, "task_update", task=key, title="Third title")
+    page.wait_for_function("() => window.__cardAsks >= 2")
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    expect(card.locator(".card-title")).to_have_text("Third title")
+    assert not_reloaded(page)
+    w.assert_clean()
+
+
 def test_a_burst_of_moves_ends_with_every_card_in_its_column(server, new_page):
     project(server, "burst", "Burst")
     w = new_page(**DESKTOP)
