@@ -12,12 +12,14 @@ Every group costs a fixed number of queries whatever its length; archived done t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import (
     Count,
     F,
@@ -214,12 +216,47 @@ class Inbox:
 
 
 def inbox() -> Inbox:
+    global _badge
     register()
+    stamp = _stamp()
     groups = [g for g in extensions.inbox_groups() if g.rows]
-    return Inbox(groups=groups, total=sum(len(g.rows) for g in groups))
+    found = Inbox(groups=groups, total=sum(len(g.rows) for g in groups))
+    _badge = (*stamp, found.total)  # the badge of the pages after it need not count again
+    return found
+
+
+# The badge is in every page's frame, and counting its groups costs about ten queries — a
+# third of a 2,000-task board page (bench/README.md). Every change a group shows is recorded
+# as an event by the write that makes it (one write path), and what turns true with time
+# alone is recorded by the minute's sweep (sessions/sweep.py); so a total is reused while no
+# event has been added since it was counted, for at most BADGE_TTL seconds, within which a
+# change no event names (a session ageing out of a group) shows.
+BADGE_TTL = 10.0
+_badge: tuple[int, float, int] | None = None  # newest event id, monotonic time, total
+
+
+def _stamp() -> tuple[int, float]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT max(id) FROM tasks_event")
+        newest = cursor.fetchone()[0] or 0
+    return newest, time.monotonic()
 
 
 def inbox_total() -> int:
-    """The sidebar badge: Inbox().total, counted without building the rows (issue 18)."""
+    """The sidebar badge: Inbox().total, counted without building the rows (issue 18), and
+    not counted again while no event was added (see BADGE_TTL)."""
+    global _badge
+    newest, now = _stamp()
+    known = _badge
+    if known is not None and known[0] == newest and now - known[1] < BADGE_TTL:
+        return known[2]
     register()
-    return extensions.inbox_total()
+    total = extensions.inbox_total()
+    _badge = (newest, now, total)
+    return total
+
+
+def forget_badge() -> None:
+    """Count again on next use (tests: a rolled-back database hands event ids out again)."""
+    global _badge
+    _badge = None

@@ -32,7 +32,9 @@ def _forget_signal_memory() -> None:
     """The board's signals keep per-session state in process memory, keyed by session id;
     a rolled-back test database hands the same ids out again, so every test starts clean."""
     from sessions import stuck, sweep, turn_end, waiting
+    from tasks.selectors import inbox
 
+    inbox.forget_badge()
     stuck.forget()
     sweep.forget()
     turn_end.forget()

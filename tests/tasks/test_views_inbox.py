@@ -16,6 +16,8 @@ from core.config import load_config
 from core.security import current_token
 from tasks import extensions, services
 from tasks.extensions import InboxGroup, InboxRow
+from tasks.models import Task
+from tasks.selectors import inbox as inbox_selectors
 from tasks.selectors.inbox import inbox
 from tests.support.board import signed_in_client
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task
@@ -319,6 +321,7 @@ def test_the_badge_is_counted_with_the_rows_meaning_without_reading_the_rows(cli
     rows = inbox()
     assert [g.id for g in rows.groups] == ["waiting-on-you", "rule-warnings", "not-logged"]
     assert len(rows.groups[0].rows) == 2  # Ольга and boss, not "owner"
+    inbox_selectors.forget_badge()  # the Inbox just counted it: count again
     with CaptureQueriesContext(connection) as queries:
         assert badge(client) == (str(rows.total), False)
     sqls = [q["sql"] for q in queries.captured_queries]
@@ -430,3 +433,35 @@ def test_the_title_lookup_of_an_unknown_task_is_a_404(client):
     response = client.get("/t/nope-1/title")
     assert response.status_code == 404
     assert response.json() == {"error": "Unknown task nope-1."}
+
+
+def test_the_badge_is_counted_again_only_when_an_event_was_added(client):
+    """Every page's frame reuses the last count while the event log has not grown: one
+    query (the newest event's id) instead of one per group."""
+    project = make_project("acme")
+    make_task(project, "One", waiting_on="owner")
+    assert badge(client) == ("1", False)
+    with CaptureQueriesContext(connection) as queries:
+        assert badge(client) == ("1", False)
+    counted = [q["sql"] for q in queries.captured_queries if "tasks_event" in q["sql"]]
+    assert counted == ["SELECT max(id) FROM tasks_event"]
+    make_task(project, "Two", waiting_on="owner")  # its write records task.created
+    assert badge(client) == ("2", False)
+
+
+def test_a_change_without_an_event_shows_once_the_count_is_old(client, monkeypatch):
+    """A session ageing out of a group records nothing; the count is at most BADGE_TTL old."""
+    task = make_task(make_project("acme"), "One", waiting_on="owner")
+    assert badge(client) == ("1", False)
+    Task.objects.filter(pk=task.pk).update(waiting_on="")  # no event, as time alone does
+    assert badge(client) == ("1", False)
+    monkeypatch.setattr(inbox_selectors, "BADGE_TTL", 0.0)
+    assert badge(client) == ("0", True)
+
+
+def test_the_inbox_page_hands_its_count_to_the_badge(client):
+    make_task(make_project("acme"), "One", waiting_on="owner")
+    page(client, "/inbox")
+    with CaptureQueriesContext(connection) as queries:
+        assert badge(client) == ("1", False)
+    assert not [q for q in queries.captured_queries if "tasks_task" in q["sql"]]
