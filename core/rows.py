@@ -63,6 +63,13 @@ def fetch_one(sql: str, params: Sequence[Any], using: str = "default") -> tuple[
         return cursor.fetchone()
 
 
+def fetch_all(sql: str, params: Sequence[Any], using: str = "default") -> list[tuple[Any, ...]]:
+    """Every row of `sql` (Django's %s placeholders), through Django's cursor."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 @cache
 def _exists_sql(model: type[Model], field: str) -> str:
     column = model._meta.get_field(field).column

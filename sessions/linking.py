@@ -23,6 +23,7 @@ from typing import Any
 
 from sessions.fields import _LOCAL_ID
 from sessions.models import ENDED, KIND_DESKTOP, LINK_AGENT, Session, TaskBinding
+from sessions.selectors import session_by_cc_id
 from tasks.models import Project
 
 EXISTING = "existing"  # the session holding the id (step 2)
@@ -79,7 +80,7 @@ def host_of(payload: Mapping[str, Any], headers: Mapping[str, str]) -> Host | No
 
 
 def decide(cc_id: str, event: str, payload: Mapping[str, Any], headers: Mapping[str, str]) -> Link:
-    holder = Session.objects.filter(cc_session_id=cc_id).first()
+    holder = session_by_cc_id(cc_id)
     host = host_of(payload, headers)
     if host is not None:
         desktop = Session.objects.filter(kind=KIND_DESKTOP, desktop_id=host.desktop_id).first()

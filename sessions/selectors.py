@@ -10,7 +10,7 @@ from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
 from core.errors import NotFound
-from core.rows import fetch_one
+from core.rows import ModelColumns, fetch_one
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
@@ -91,18 +91,29 @@ def bound_sessions(tasks: list[Task]) -> dict[int, Session]:
     return {b.task_id: b.session for b in rows}
 
 
+# Both reads below run on every hook (the guard's step, comment delivery, linking): written
+# as SQL once, because building their querysets cost more than SQLite's run (issue 18).
+_BOUND_SQL = tasks_selectors.tasks_sql(
+    f'INNER JOIN "{TaskBinding._meta.db_table}" b ON b."task_id" = t."id" '
+    'WHERE b."session_id" = %s AND b."unbound_at" IS NULL ORDER BY t."id"'
+)
+SESSION_COLUMNS = ModelColumns(Session, "s")
+_BY_CC_ID_SQL = (
+    f"SELECT {SESSION_COLUMNS.select} FROM {SESSION_COLUMNS.table} "  # noqa: S608
+    'WHERE s."cc_session_id" = %s'
+)
+
+
 def tasks_bound_to(session: Session) -> list[Task]:
-    """The tasks bound to a session now (hooks: comment delivery, SessionEnd unbinding)."""
-    return list(
-        Task.objects.select_related("project")
-        .filter(session_bindings__session=session, session_bindings__unbound_at__isnull=True)
-        .order_by("id")
-    )
+    """The tasks bound to a session now, with their projects, by id (hooks: comment
+    delivery, the guard, SessionEnd unbinding)."""
+    return tasks_selectors.tasks_of(_BOUND_SQL, [session.pk])
 
 
 def session_by_cc_id(cc_session_id: str) -> Session | None:
-    """The session a Claude Code session id is linked to (hooks)."""
-    return Session.objects.filter(cc_session_id=cc_session_id).first()
+    """The session a Claude Code session id is linked to (hooks; the column is unique)."""
+    row = fetch_one(_BY_CC_ID_SQL, [cc_session_id])
+    return None if row is None else SESSION_COLUMNS.build(row)
 
 
 SESSIONS_SHOWN = 200  # the Sessions pages (§2 Sessions: newest activity first, up to 200)

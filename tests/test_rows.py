@@ -1,4 +1,6 @@
-"""core.rows: the hot reads written as SQL once give the same instances a queryset would."""
+"""core.rows and the hot reads written as SQL once: each gives the same instances the
+queryset it replaced would (the MCP write path, and every hook's session, bound tasks and
+owner comments)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import json
 
 import pytest
 from django.db import connection
+from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
 from core.errors import NotFound
@@ -13,10 +16,13 @@ from core.rows import has_rows, insert, update
 from plans.models import PlanStep
 from plans.selectors import has_plan_steps
 from reviews.selectors import has_review_steps
+from sessions import services as session_services
 from sessions.models import Session
+from sessions.selectors import session_by_cc_id, tasks_bound_to
 from sessions.services._steps import _desktop, _named
 from tasks import selectors, services
-from tasks.models import Event, Project, ProjectRules, Task
+from tasks.models import COMMENT_OWNER, Comment, Event, Project, ProjectRules, Task
+from tasks.selectors import comments as sel
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -119,3 +125,98 @@ def test_update_changes_only_the_row_at_that_version():
     assert update(Task, changed, where) == 0  # the version moved on: a stale writer loses
     row = Task.objects.get(pk=task.pk)
     assert (row.stage, row.version, row.updated_at) == ("review", task.version + 1, stamp)
+
+
+# --- the hook's reads (sessions.selectors, tasks.selectors.comments) -------------------------
+
+
+def _bound_world() -> tuple[Session, list[Task]]:
+    """alice bound to two tasks in two projects, one of them unbound again later; bob bound
+    to another task; each with owner comments of every delivery state."""
+    alice = session_services.session_touch(
+        session="alice", hook_session="78a6a9df-545d-4090-8a48-00105ebe22e7", actor="alice"
+    ).session
+    session_services.session_touch(session="bob", actor="bob")
+    first, second = make_project("rows-a"), make_project("rows-b")
+    tasks = [make_task(first, "A"), make_task(second, "B"), make_task(first, "C")]
+    for task in tasks[:2]:
+        session_services.task_bind_session(task=task, session="alice", actor=ACTOR)
+    gone = make_task(first, "Unbound again")
+    session_services.task_bind_session(task=gone, session="alice", actor=ACTOR)
+    session_services.task_unbind_session(task=gone, actor=ACTOR)
+    session_services.task_bind_session(task=tasks[2], session="bob", actor=ACTOR)
+    for task in tasks:
+        comments = [services.owner_comment_add(key=task.key, body=f"{n}").obj for n in range(4)]
+        services.comments_deliver(
+            comment_ids=[comments[1].id], session_id=alice.id, session_name="a", via="x"
+        )
+        services.comments_deliver(
+            comment_ids=[comments[2].id], session_id=alice.id + 99, session_name="z", via="x"
+        )
+        for _ in range(2):
+            services.comments_deliver(
+                comment_ids=[comments[3].id],
+                session_id=alice.id,
+                session_name="a",
+                via="Stop",
+                stop_block=True,
+            )
+        services.comment_add(key=task.key, body="On it.", actor="alice")
+    services.comment_ack(actor="alice", comment_ids=[comments[0].id])
+    return alice, tasks
+
+
+def test_tasks_bound_to_equals_the_queryset_it_replaces():
+
+    alice, _ = _bound_world()
+    expected = list(
+        Task.objects.select_related("project")
+        .filter(session_bindings__session=alice, session_bindings__unbound_at__isnull=True)
+        .order_by("id")
+    )
+    assert len(expected) == 2
+    with CaptureQueriesContext(connection) as queries:
+        got = tasks_bound_to(alice)
+        projects = [fields_of(t.project) for t in got]
+    assert len(queries) == 1  # the projects rode along
+    assert [fields_of(t) for t in got] == [fields_of(t) for t in expected]
+    assert projects == [fields_of(t.project) for t in expected]
+    assert tasks_bound_to(Session.objects.get(name="bob")) != got
+
+
+def test_session_by_cc_id_builds_the_full_session():
+
+    alice, _ = _bound_world()
+    got = session_by_cc_id(alice.cc_session_id)
+    assert got is not None
+    assert fields_of(got) == fields_of(Session.objects.get(pk=alice.pk))
+    assert session_by_cc_id("f11e0ae8-da13-46f8-8af2-fe0033a8fe55") is None
+
+
+def test_the_delivery_reads_equal_the_querysets_they_replace():
+
+    alice, tasks = _bound_world()
+    ids = [t.id for t in tasks]
+    unread = (
+        Comment.objects.filter(task_id__in=ids, author_kind=COMMENT_OWNER, read_at__isnull=True)
+        .select_related("task")
+        .order_by("id")
+    )
+    not_to_alice = Q(delivered_to_session_id__isnull=True) | ~Q(delivered_to_session_id=alice.id)
+    pending = list(unread.filter(not_to_alice))
+    stop = list(unread.filter(not_to_alice | Q(stop_blocks__lt=sel.STOP_BLOCKS_MAX)))
+    assert 0 < len(pending) < len(stop) < unread.count()
+
+    with CaptureQueriesContext(connection) as queries:
+        got = sel.pending_delivery(ids, alice.id)
+        keys = [c.task.key for c in got]
+    assert len(queries) == 1  # each comment's task rode along
+    assert [fields_of(c) for c in got] == [fields_of(c) for c in pending]
+    assert keys == [c.task.key for c in pending]
+    assert [fields_of(c) for c in sel.stop_candidates(ids, alice.id)] == [
+        fields_of(c) for c in stop
+    ]
+    assert sel.unread_owner_count(ids) == unread.count()
+    assert sel.unread_owner_count(ids[:1]) == unread.filter(task_id=ids[0]).count()
+    assert sel.pending_delivery([], alice.id) == []
+    assert sel.unread_owner_count([]) == 0

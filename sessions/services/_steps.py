@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from core.rows import ModelColumns, fetch_one
+from core.rows import fetch_one
 from sessions.fields import Ident
 from sessions.models import (
     ENDED,
@@ -23,6 +23,7 @@ from sessions.models import (
     SessionTodo,
     TaskBinding,
 )
+from sessions.selectors import SESSION_COLUMNS, session_by_cc_id
 from tasks.events import EventKind, record_event
 from tasks.models import Event, Task
 
@@ -80,27 +81,28 @@ def _resolve(
 SEEN_GRAIN_SECONDS = 15
 
 
-_SESSION = ModelColumns(Session, "s")
 # The session an alias names first, else the named session; a desktop session by its id.
 # One statement on every agent write, so written as SQL once (the ORM spent longer building
 # it than SQLite running it; issue 18).
 _NAMED_SQL = (
-    f"SELECT {_SESSION.select}, 0 AS pri FROM {_SESSION.table} WHERE s.id IN "  # noqa: S608
+    f"SELECT {SESSION_COLUMNS.select}, 0 AS pri FROM {SESSION_COLUMNS.table} WHERE s.id IN "  # noqa: S608
     f'(SELECT session_id FROM "{SessionAlias._meta.db_table}" WHERE name = %s) '
-    f"UNION ALL SELECT {_SESSION.select}, 1 AS pri FROM {_SESSION.table} "
+    f"UNION ALL SELECT {SESSION_COLUMNS.select}, 1 AS pri FROM {SESSION_COLUMNS.table} "
     f"WHERE s.kind = '{KIND_NAMED}' AND s.name = %s ORDER BY pri LIMIT 1"
 )
-_DESKTOP_SQL = f"SELECT {_SESSION.select} FROM {_SESSION.table} WHERE s.desktop_id = %s"  # noqa: S608
+_DESKTOP_SQL = (
+    f"SELECT {SESSION_COLUMNS.select} FROM {SESSION_COLUMNS.table} WHERE s.desktop_id = %s"  # noqa: S608
+)
 
 
 def _named(name: str) -> Session | None:
     row = fetch_one(_NAMED_SQL, [name, name])
-    return None if row is None else _SESSION.build(row)
+    return None if row is None else SESSION_COLUMNS.build(row)
 
 
 def _desktop(desktop_id: str) -> Session | None:
     row = fetch_one(_DESKTOP_SQL, [desktop_id])
-    return None if row is None else _SESSION.build(row)
+    return None if row is None else SESSION_COLUMNS.build(row)
 
 
 def _mark_seen(session: Session, now: datetime) -> None:
@@ -122,7 +124,7 @@ def _link_exact(
             session.cc_link = LINK_AGENT
             session.save(update_fields=["cc_exact", "cc_link"])
         return []
-    holder = Session.objects.filter(cc_session_id=cc_id).first()
+    holder = session_by_cc_id(cc_id)
     before = session.hook_status
     if holder is not None:
         if holder.cc_exact and holder.hook_status != ENDED:

@@ -13,14 +13,15 @@ Delivery selection (§4), for a session S and the tasks bound to it now:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from core.rows import ModelColumns, fetch_all, fetch_one
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Project, Task
@@ -79,38 +80,54 @@ def recipient_of(task: Task) -> Recipient | None:
 # --- delivery selection (hooks, wake-up) ---------------------------------------------------
 
 
-def _unread_owner(task_ids: Iterable[int]) -> QuerySet[Comment]:
-    return (
-        Comment.objects.filter(
-            task_id__in=list(task_ids), author_kind=COMMENT_OWNER, read_at__isnull=True
-        )
-        .select_related("task")
-        .order_by("id")
-    )
+_COMMENT = ModelColumns(Comment, "c")
+_COMMENT_TASK = ModelColumns(Task, "t")
+# The owner comments on a list of tasks that no agent read: the three delivery reads below
+# run on hooks of bound sessions (every tool call), so their SQL is written once (issue 18).
+# The task ids go in as one JSON array, so the text is the same whatever their number.
+_UNREAD_OWNER = (
+    'c."task_id" IN (SELECT value FROM json_each(%s)) '
+    'AND c."author_kind" = %s AND c."read_at" IS NULL'
+)
+_NOT_DELIVERED_TO = '(c."delivered_to_session_id" IS NULL OR c."delivered_to_session_id" <> %s)'
+_WITH_TASK = (
+    f"SELECT {_COMMENT.select}, {_COMMENT_TASK.select} FROM {_COMMENT.table} "  # noqa: S608
+    f'INNER JOIN {_COMMENT_TASK.table} ON t."id" = c."task_id" WHERE {_UNREAD_OWNER}'
+)
+_PENDING_SQL = f'{_WITH_TASK} AND {_NOT_DELIVERED_TO} ORDER BY c."id"'
+_STOP_SQL = f'{_WITH_TASK} AND ({_NOT_DELIVERED_TO} OR c."stop_blocks" < %s) ORDER BY c."id"'
+_COUNT_SQL = f"SELECT COUNT(*) FROM {_COMMENT.table} WHERE {_UNREAD_OWNER}"  # noqa: S608
 
 
-def _not_delivered_to(session_id: int) -> Q:
-    return Q(delivered_to_session_id__isnull=True) | ~Q(delivered_to_session_id=session_id)
+def _unread_params(task_ids: Iterable[int]) -> list[object]:
+    return [json.dumps([int(i) for i in task_ids]), COMMENT_OWNER]
+
+
+def _comments(sql: str, params: list[object]) -> list[Comment]:
+    """Comments with their task cached, as select_related("task") would."""
+    found = []
+    for row in fetch_all(sql, params):
+        comment = _COMMENT.build(row)
+        comment.task = _COMMENT_TASK.build(row, _COMMENT.width)
+        found.append(comment)
+    return found
 
 
 def pending_delivery(task_ids: Iterable[int], session_id: int) -> list[Comment]:
     """Unread owner comments on these tasks not yet delivered to this session, oldest first."""
-    return list(_unread_owner(task_ids).filter(_not_delivered_to(session_id)))
+    return _comments(_PENDING_SQL, [*_unread_params(task_ids), session_id])
 
 
 def stop_candidates(task_ids: Iterable[int], session_id: int) -> list[Comment]:
     """Unread owner comments a Stop may block on: pending ones, and those delivered to this
     session that have caused fewer than two Stop blocks; oldest first."""
-    return list(
-        _unread_owner(task_ids).filter(
-            _not_delivered_to(session_id) | Q(stop_blocks__lt=STOP_BLOCKS_MAX)
-        )
-    )
+    return _comments(_STOP_SQL, [*_unread_params(task_ids), session_id, STOP_BLOCKS_MAX])
 
 
 def unread_owner_count(task_ids: Iterable[int]) -> int:
     """Owner comments on these tasks that no agent acknowledged yet (SessionStart line)."""
-    return _unread_owner(task_ids).count()
+    row = fetch_one(_COUNT_SQL, _unread_params(task_ids))
+    return row[0] if row else 0
 
 
 # --- the board thread (§2 Comments) --------------------------------------------------------
