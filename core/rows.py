@@ -83,6 +83,53 @@ def has_rows(model: type[Model], field: str, value: Any, using: str = "default")
     return fetch_one(_exists_sql(model, field), [value], using) is not None
 
 
+@cache
+def _columns(model: type[Model]) -> ModelColumns:
+    return ModelColumns(model, "x")
+
+
+@cache
+def _where_sql(model: type[Model], field: str, order_by: str, limit: int | None) -> str:
+    columns = _columns(model)
+    column = model._meta.get_field(field).column
+    descending = order_by.startswith("-")
+    order_column = model._meta.get_field(order_by.lstrip("-")).column
+    order = f'x."{order_column}"' + (" DESC" if descending else "")
+    tail = f" LIMIT {int(limit)}" if limit else ""
+    # Names from the model's metadata, the value a parameter: nothing here comes from a caller.
+    return (
+        f"SELECT {columns.select} FROM {columns.table} "  # noqa: S608
+        f'WHERE x."{column}" = %s ORDER BY {order}{tail}'
+    )
+
+
+def rows_where(
+    model: type[Model],
+    field: str,
+    value: Any,
+    order_by: str,
+    limit: int | None = None,
+    using: str = "default",
+) -> list[Model]:
+    """`model.objects.filter(<field>=value).order_by(order_by)[:limit]` (one field, "-" for
+    descending), the SQL written once per shape: task_get's sections read one list each."""
+    columns = _columns(model)
+    rows = fetch_all(_where_sql(model, field, order_by, limit), [value], using)
+    return [columns.build(row, using=using) for row in rows]
+
+
+@cache
+def _count_sql(model: type[Model], field: str) -> str:
+    column = model._meta.get_field(field).column
+    return f'SELECT COUNT(*) FROM "{model._meta.db_table}" WHERE "{column}" = %s'  # noqa: S608
+
+
+def count_where(model: type[Model], field: str, value: Any, using: str = "default") -> int:
+    """`model.objects.filter(<field>=value).count()`, the SQL written once per model."""
+    row = fetch_one(_count_sql(model, field), [value], using)
+    return row[0] if row else 0
+
+
 def insert(obj: Model, using: str = "default") -> Model:
     """`obj.save()` of a new row with an automatic key, as one INSERT … RETURNING written once
     per model: the event log takes one on every write. No signals are sent (none are used)."""

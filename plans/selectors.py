@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.db.models import F
 
-from core.rows import has_rows
+from core.rows import has_rows, rows_where
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
 from tasks.models import Task
 
@@ -41,7 +41,7 @@ def is_deviation(step: PlanStep) -> bool:
 
 
 def plan_steps(task: Task) -> list[PlanStep]:
-    return list(PlanStep.objects.filter(task=task).order_by("position"))
+    return rows_where(PlanStep, "task", task.pk, "position")  # task_get's section: SQL once
 
 
 def has_plan_steps(task: Task) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db.models import F
 
 from core.errors import NotFound
-from core.rows import has_rows
+from core.rows import has_rows, rows_where
 from reviews.models import ACCEPTED, REJECTED, ReviewStep
 from tasks.models import Task
 from tasks.steps import step_number
@@ -51,7 +51,7 @@ def find_step(task: Task, step: object) -> ReviewStep:
 
 
 def review_steps(task: Task) -> list[ReviewStep]:
-    return list(ReviewStep.objects.filter(task=task).order_by("position"))
+    return rows_where(ReviewStep, "task", task.pk, "position")  # task_get's section: SQL once
 
 
 def has_review_steps(task: Task) -> bool:

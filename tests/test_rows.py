@@ -12,17 +12,31 @@ from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
 from core.errors import NotFound
-from core.rows import has_rows, insert, update
+from core.rows import count_where, has_rows, insert, rows_where, update
 from plans.models import PlanStep
-from plans.selectors import has_plan_steps
-from reviews.selectors import has_review_steps
+from plans.selectors import has_plan_steps, plan_steps
+from plans.services import plan_set
+from reviews.models import ReviewStep
+from reviews.selectors import has_review_steps, review_steps
+from reviews.services import review_steps_set
 from sessions import services as session_services
-from sessions.models import Session
-from sessions.selectors import session_by_cc_id, tasks_bound_to
+from sessions.models import Session, TaskBinding
+from sessions.selectors import binding_history, session_by_cc_id, tasks_bound_to
 from sessions.services._steps import _desktop, _named
 from tasks import selectors, services
-from tasks.models import COMMENT_OWNER, Comment, Event, Project, ProjectRules, Task
+from tasks.models import (
+    COMMENT_OWNER,
+    Comment,
+    Decision,
+    Event,
+    Project,
+    ProjectRules,
+    Report,
+    Task,
+)
 from tasks.selectors import comments as sel
+from tasks.services.decisions import decision_add
+from tasks.services.reports import report_add
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -220,3 +234,54 @@ def test_the_delivery_reads_equal_the_querysets_they_replace():
     assert sel.unread_owner_count(ids[:1]) == unread.filter(task_id=ids[0]).count()
     assert sel.pending_delivery([], alice.id) == []
     assert sel.unread_owner_count([]) == 0
+
+
+# --- task_get's sections (rows_where, count_where, binding_history) --------------------------
+
+
+def test_task_gets_section_reads_equal_the_querysets_they_replace():
+    _, tasks = _bound_world()
+    task = tasks[0]
+    session_services.task_unbind_session(task=task, actor=ACTOR)
+    session_services.task_bind_session(task=task, session="bob", actor=ACTOR)
+    for n in range(7):
+        report_add(key=task.key, body=f"Report {n}\n\nbody", actor="alice")
+    decision_add(project="", task=task.key, text="Use SQLite", actor="alice")
+    plan_set(key=task.key, steps=["One", {"title": "Two", "details": "d"}], actor="alice")
+    review_steps_set(key=task.key, steps=["Looks right", "Works"], actor="alice")
+    other = tasks[1]
+    report_add(key=other.key, body="Elsewhere", actor="alice")
+
+    def same(got: list, expected) -> None:
+        assert [fields_of(x) for x in got] == [fields_of(x) for x in expected]
+        assert all(x._state.adding is False for x in got)
+
+    same(
+        rows_where(Report, "task", task.pk, "-id", 5),
+        Report.objects.filter(task=task).order_by("-id")[:5],
+    )
+    assert len(rows_where(Report, "task", task.pk, "-id", 5)) == 5
+    assert count_where(Report, "task", task.pk) == Report.objects.filter(task=task).count() == 7
+    same(
+        rows_where(Decision, "task", task.pk, "id"),
+        Decision.objects.filter(task=task).order_by("id"),
+    )
+    same(
+        rows_where(Event, "task", task.pk, "-id", 10),
+        Event.objects.filter(task=task).order_by("-id")[:10],
+    )
+    assert all(isinstance(e.payload, dict) for e in rows_where(Event, "task", task.pk, "-id", 10))
+    same(plan_steps(task), PlanStep.objects.filter(task=task).order_by("position"))
+    same(review_steps(task), ReviewStep.objects.filter(task=task).order_by("position"))
+    assert rows_where(Report, "task", 0, "id") == []
+
+    expected = TaskBinding.objects.select_related("session").filter(task=task).order_by("-id")
+    for limit in (None, 1):
+        with CaptureQueriesContext(connection) as queries:
+            got = binding_history(task, limit=limit)
+            sessions = [fields_of(b.session) for b in got]
+        assert len(queries) == 1  # the sessions rode along
+        wanted = list(expected[:limit] if limit else expected)
+        same(got, wanted)
+        assert sessions == [fields_of(b.session) for b in wanted]
+    assert len(binding_history(task)) == 2

@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from core.errors import InvalidField, NotFound
-from core.rows import ModelColumns, fetch_all, fetch_one
+from core.rows import ModelColumns, count_where, fetch_all, fetch_one, rows_where
 from tasks import extensions
 from tasks.events import describe
 from tasks.models import (
@@ -403,12 +403,14 @@ class TaskDetail:
 def task_detail(key: str) -> TaskDetail:
     """task_get: the task, latest reports, decisions, tracker history and recent events."""
     task = get_task(key)
-    reports = list(Report.objects.filter(task=task).order_by("-id")[:RECENT_REPORTS])
+    # Each section one list read with SQL written once (issue 18: compiling the querysets cost
+    # more than running them; tests/test_rows.py holds them equal).
+    reports = rows_where(Report, "task", task.pk, "-id", RECENT_REPORTS)
     reports.reverse()
-    count = Report.objects.filter(task=task).count()
-    decisions = list(Decision.objects.filter(task=task).order_by("id"))
-    entries = list(TrackerEntry.objects.filter(task=task).order_by("id"))
-    events = list(Event.objects.filter(task=task).order_by("-id")[:RECENT_EVENTS])
+    count = count_where(Report, "task", task.pk)
+    decisions = rows_where(Decision, "task", task.pk, "id")
+    entries = rows_where(TrackerEntry, "task", task.pk, "id")
+    events = rows_where(Event, "task", task.pk, "-id", RECENT_EVENTS)
     events.reverse()
     for e in events:  # the task and its project are in hand: no join rebuilds them per row
         e.task = task
