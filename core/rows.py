@@ -70,6 +70,24 @@ def fetch_all(sql: str, params: Sequence[Any], using: str = "default") -> list[t
         return cursor.fetchall()
 
 
+def fetch_related(
+    sql: str,
+    params: Sequence[Any],
+    main: ModelColumns,
+    related: ModelColumns,
+    attr: str,
+    using: str = "default",
+) -> list[Model]:
+    """The `main` instance of each row with its `attr` built from the columns right after
+    it, as select_related(attr) would: `sql` selects main's columns, then related's."""
+    found = []
+    for row in fetch_all(sql, params, using):
+        obj = main.build(row, using=using)
+        setattr(obj, attr, related.build(row, main.width, using=using))
+        found.append(obj)
+    return found
+
+
 @cache
 def _exists_sql(model: type[Model], field: str) -> str:
     column = model._meta.get_field(field).column

@@ -10,7 +10,7 @@ from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
 from core.errors import NotFound
-from core.rows import ModelColumns, fetch_all, fetch_one
+from core.rows import ModelColumns, fetch_one, fetch_related
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
@@ -84,12 +84,7 @@ def binding_history(task: Task, limit: int | None = None) -> list[TaskBinding]:
     """Every binding of the task, latest first (the current one, if any, is the first),
     each with its session, as select_related("session") would."""
     sql = f"{_HISTORY_SQL} LIMIT {int(limit)}" if limit else _HISTORY_SQL
-    history = []
-    for row in fetch_all(sql, [task.pk]):
-        binding = _BINDING.build(row)
-        binding.session = _SESSION_OF_BINDING.build(row, _BINDING.width)
-        history.append(binding)
-    return history
+    return fetch_related(sql, [task.pk], _BINDING, _SESSION_OF_BINDING, "session")
 
 
 def binding_count(task: Task) -> int:

@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from core.errors import InvalidField, NotFound
-from core.rows import ModelColumns, count_where, fetch_all, fetch_one, rows_where
+from core.rows import ModelColumns, count_where, fetch_one, fetch_related, rows_where
 from tasks import extensions
 from tasks.events import describe
 from tasks.models import (
@@ -134,12 +134,7 @@ def tasks_sql(joins_and_where: str) -> str:
 def tasks_of(sql: str, params: Sequence[Any]) -> list[Task]:
     """The tasks a `tasks_sql` statement finds, each with its project cached, as
     select_related("project") would."""
-    tasks = []
-    for row in fetch_all(sql, params):
-        task = _TASK.build(row)
-        task.project = _PROJECT.build(row, _TASK.width)
-        tasks.append(task)
-    return tasks
+    return fetch_related(sql, params, _TASK, _PROJECT, "project")
 
 
 def is_next_step_stale(task: Task) -> bool:

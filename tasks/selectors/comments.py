@@ -21,7 +21,7 @@ from datetime import datetime
 from django.urls import reverse
 from django.utils import timezone
 
-from core.rows import ModelColumns, fetch_all, fetch_one
+from core.rows import ModelColumns, fetch_one, fetch_related
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Project, Task
@@ -105,12 +105,7 @@ def _unread_params(task_ids: Iterable[int]) -> list[object]:
 
 def _comments(sql: str, params: list[object]) -> list[Comment]:
     """Comments with their task cached, as select_related("task") would."""
-    found = []
-    for row in fetch_all(sql, params):
-        comment = _COMMENT.build(row)
-        comment.task = _COMMENT_TASK.build(row, _COMMENT.width)
-        found.append(comment)
-    return found
+    return fetch_related(sql, params, _COMMENT, _COMMENT_TASK, "task")
 
 
 def pending_delivery(task_ids: Iterable[int], session_id: int) -> list[Comment]:
