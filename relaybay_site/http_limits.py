@@ -75,6 +75,14 @@ class LimitedRequest(WebRequest):
     body_limit: BodyLimit | None = None
     _received = 0
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # daphne hands the raw body to the ASGI app and never reads Twisted's form arguments,
+        # which Twisted parses by default from every POST: the Content-Type through the email
+        # package (~8 % of the event loop's time under 20 hook sessions, bench/README.md) and
+        # a multipart body (a pasted screenshot) a second time.
+        self._parsePOSTFormSubmission = False
+
     def handleContentChunk(self, data: bytes) -> None:
         channel: LimitedChannel = self.channel
         if channel.refused:

@@ -3,9 +3,11 @@ body of that address, so nothing a real client sends is refused by the parser.""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from relaybay_site.http_limits import HOOK_BODY_MAX, MB, body_limit, raw_response
+from relaybay_site.http_limits import HOOK_BODY_MAX, MB, LimitedRequest, body_limit, raw_response
 
 
 @pytest.mark.parametrize(
@@ -43,3 +45,17 @@ def test_a_refusal_is_a_whole_closing_answer_with_the_security_headers() -> None
     assert b"X-Frame-Options: DENY" in head
     assert body == b"Refused: too big.\n"
     assert raw_response(204, "No Content").endswith(b"\r\n\r\n")
+
+
+def test_twisted_leaves_post_bodies_to_the_asgi_app() -> None:
+    """Twisted parses every POST's form arguments by default (the Content-Type through the
+    email package, a multipart body a second time); daphne never reads them."""
+    server = SimpleNamespace(protocol_connected=lambda request: None)
+    channel = SimpleNamespace(
+        getPeer=lambda: None,
+        getHost=lambda: None,
+        transport=None,
+        factory=SimpleNamespace(server=server),
+    )
+    request = LimitedRequest(channel)
+    assert request._parsePOSTFormSubmission is False
