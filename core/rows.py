@@ -107,12 +107,14 @@ def _columns(model: type[Model]) -> ModelColumns:
 
 
 @cache
-def _where_sql(model: type[Model], field: str, order_by: str, limit: int | None) -> str:
+def _where_sql(model: type[Model], field: str, order_by: tuple[str, ...], limit: int | None) -> str:
     columns = _columns(model)
     column = model._meta.get_field(field).column
-    descending = order_by.startswith("-")
-    order_column = model._meta.get_field(order_by.lstrip("-")).column
-    order = f'x."{order_column}"' + (" DESC" if descending else "")
+    order = ", ".join(
+        f'x."{model._meta.get_field(name.lstrip("-")).column}"'
+        + (" DESC" if name.startswith("-") else "")
+        for name in order_by
+    )
     tail = f" LIMIT {int(limit)}" if limit else ""
     # Names from the model's metadata, the value a parameter: nothing here comes from a caller.
     return (
@@ -125,14 +127,16 @@ def rows_where(
     model: type[Model],
     field: str,
     value: Any,
-    order_by: str,
+    order_by: str | tuple[str, ...],
     limit: int | None = None,
     using: str = "default",
 ) -> list[Model]:
-    """`model.objects.filter(<field>=value).order_by(order_by)[:limit]` (one field, "-" for
-    descending), the SQL written once per shape: task_get's sections read one list each."""
+    """`model.objects.filter(<field>=value).order_by(*order_by)[:limit]` ("-" for descending),
+    the SQL written once per shape: task_get's sections and the guard's stands read one
+    list each."""
+    order = (order_by,) if isinstance(order_by, str) else tuple(order_by)
     columns = _columns(model)
-    rows = fetch_all(_where_sql(model, field, order_by, limit), [value], using)
+    rows = fetch_all(_where_sql(model, field, order, limit), [value], using)
     return [columns.build(row, using=using) for row in rows]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.rows import rows_where
 from environments.levels import Level, Stand, resolve_all
 from environments.models import PENDING, Environment, EnvironmentAccess, EnvironmentProposal
 from policy import selectors as policy_selectors
@@ -43,9 +44,14 @@ def stands_map(project: Project) -> StandsMap:
     project_effective = policy_selectors.effective_for(project)
     mode = project_effective.merged.get("guard.mode", "warn")
     views = []
-    environments = project.environments.prefetch_related("access_entries").order_by(
-        "position", "id"
-    )
+    # On every PreToolUse (the guard): the environments with SQL written once, and their
+    # access entries only when there are environments (issue 18).
+    environments = rows_where(Environment, "project", project.pk, ("position", "id"))
+    entries: dict[int, list[EnvironmentAccess]] = {}
+    if environments:
+        rows = EnvironmentAccess.objects.filter(environment__in=environments)
+        for entry in rows.order_by("environment_id", "position", "id"):
+            entries.setdefault(entry.environment_id, []).append(entry)
     for env in environments:
         effective = policy_selectors.effective_for(project, env)
         merged = effective.merged
@@ -56,7 +62,7 @@ def stands_map(project: Project) -> StandsMap:
                 levels=resolve_all(Stand(env.kind, env.level, dict(env.overrides)), merged),
                 guard_mode=own_mode,
                 guard_differs=own_mode != mode,
-                entries=tuple(env.access_entries.all()),
+                entries=tuple(entries.get(env.pk, ())),
                 expose_test_secrets=bool(merged.get("secrets.expose_test_secrets_to_agents")),
                 ignored_layers=effective.ignored,
             )

@@ -13,6 +13,9 @@ from django.test.utils import CaptureQueriesContext
 
 from core.errors import NotFound
 from core.rows import count_where, has_rows, insert, rows_where, update
+from environments import services as env_services
+from environments.models import Environment
+from environments.selectors import stands_map
 from plans.models import PlanStep
 from plans.selectors import has_plan_steps, plan_steps
 from plans.services import plan_set
@@ -37,6 +40,7 @@ from tasks.models import (
 from tasks.selectors import comments as sel
 from tasks.services.decisions import decision_add
 from tasks.services.reports import report_add
+from tests.environments.factories import make_environment
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -285,3 +289,28 @@ def test_task_gets_section_reads_equal_the_querysets_they_replace():
         same(got, wanted)
         assert sessions == [fields_of(b.session) for b in wanted]
     assert len(binding_history(task)) == 2
+
+
+def test_the_stands_map_reads_what_the_prefetching_queryset_read():
+    project = make_project("rows-env")
+    other = make_project("rows-other")
+    assert stands_map(project).stands == ()
+    for name, kind in (("live", "live"), ("staging", "test"), ("laptop", "local")):
+        make_environment("rows-env", name, kind)
+    make_environment("rows-other", "live", "live")
+    for env, host in (("staging", "db-1"), ("live", "db-2"), ("staging", "db-3")):
+        env_services.access_add(
+            project="rows-env", environment=env, kind="db", fields={"host": host}, actor="owner"
+        )
+    expected = list(
+        project.environments.prefetch_related("access_entries").order_by("position", "id")
+    )
+    assert len(expected) == 3
+
+    got = stands_map(project).stands
+    assert [fields_of(v.environment) for v in got] == [fields_of(e) for e in expected]
+    assert [[fields_of(a) for a in v.entries] for v in got] == [
+        [fields_of(a) for a in e.access_entries.all()] for e in expected
+    ]
+    assert [len(v.entries) for v in got] == [1, 2, 0]
+    assert rows_where(Environment, "project", other.pk, ("-position", "id"))[0].name == "live"
