@@ -56,6 +56,13 @@ class ModelColumns:
         return self.model.from_db(using, self.names, values)
 
 
+@cache
+def columns(model: type[Model], alias: str) -> ModelColumns:
+    """The one `ModelColumns` of a model under an alias, shared by every statement that
+    selects it (its converters are looked up once per connection, not once per caller)."""
+    return ModelColumns(model, alias)
+
+
 def fetch_one(sql: str, params: Sequence[Any], using: str = "default") -> tuple[Any, ...] | None:
     """The first row of `sql` (Django's %s placeholders), through Django's cursor."""
     with connections[using].cursor() as cursor:
@@ -102,13 +109,8 @@ def has_rows(model: type[Model], field: str, value: Any, using: str = "default")
 
 
 @cache
-def _columns(model: type[Model]) -> ModelColumns:
-    return ModelColumns(model, "x")
-
-
-@cache
 def _where_sql(model: type[Model], field: str, order_by: tuple[str, ...], limit: int | None) -> str:
-    columns = _columns(model)
+    found = columns(model, "x")
     column = model._meta.get_field(field).column
     order = ", ".join(
         f'x."{model._meta.get_field(name.lstrip("-")).column}"'
@@ -118,7 +120,7 @@ def _where_sql(model: type[Model], field: str, order_by: tuple[str, ...], limit:
     tail = f" LIMIT {int(limit)}" if limit else ""
     # Names from the model's metadata, the value a parameter: nothing here comes from a caller.
     return (
-        f"SELECT {columns.select} FROM {columns.table} "  # noqa: S608
+        f"SELECT {found.select} FROM {found.table} "  # noqa: S608
         f'WHERE x."{column}" = %s ORDER BY {order}{tail}'
     )
 
@@ -135,9 +137,9 @@ def rows_where(
     the SQL written once per shape: task_get's sections and the guard's stands read one
     list each."""
     order = (order_by,) if isinstance(order_by, str) else tuple(order_by)
-    columns = _columns(model)
+    found = columns(model, "x")
     rows = fetch_all(_where_sql(model, field, order, limit), [value], using)
-    return [columns.build(row, using=using) for row in rows]
+    return [found.build(row, using=using) for row in rows]
 
 
 @cache
@@ -170,10 +172,10 @@ def insert(obj: Model, using: str = "default") -> Model:
 def _insert_sql(model: type[Model]) -> tuple[list[Any], str]:
     pk = model._meta.pk
     fields = [f for f in model._meta.concrete_fields if f is not pk]
-    columns = ", ".join(f'"{f.column}"' for f in fields)
+    names = ", ".join(f'"{f.column}"' for f in fields)
     marks = ", ".join("%s" for _ in fields)
     table = model._meta.db_table
-    sql = f'INSERT INTO "{table}" ({columns}) VALUES ({marks}) RETURNING "{pk.column}"'  # noqa: S608
+    sql = f'INSERT INTO "{table}" ({names}) VALUES ({marks}) RETURNING "{pk.column}"'  # noqa: S608
     return fields, sql
 
 

@@ -95,9 +95,10 @@ def task_line(task: Task, steps: list[PlanStep], todo: session_selectors.TodoSum
     return ""
 
 
-def reminder_lines(session: Session) -> list[str]:
-    """The task lines (at most three) and the plan_step_update line; [] for nothing."""
-    tasks = [t for t in session_selectors.tasks_bound_to(session) if t.stage != "done"]
+def reminder_lines(session: Session, bound: list[Task]) -> list[str]:
+    """The task lines (at most three) and the plan_step_update line; [] for nothing.
+    `bound`: the tasks bound to the session now (the hook call has read them)."""
+    tasks = [t for t in bound if t.stage != "done"]
     if not tasks:
         return []
     steps: dict[int, list[PlanStep]] = {}
@@ -211,7 +212,7 @@ def remind(call: HookCall, answer: HookAnswer) -> None:
         if not periodic and not is_todo_change(call.payload):
             return
         repeat = periodic
-    text = fit(reminder_lines(session), answer.budget_left)
+    text = fit(reminder_lines(session, call.bound_tasks), answer.budget_left)
     if not text or (not repeat and state.last(key) == text):
         return
     answer.add_context(text)

@@ -96,9 +96,9 @@ def _bound_task_ids(session: Session) -> list[int]:
     return [t.id for t in selectors.tasks_bound_to(session)]
 
 
-def _deliver(session: Session, budget: int, via: str) -> str | None:
-    """Deliver what fits of the session's pending comments; the lines, or None."""
-    task_ids = _bound_task_ids(session)
+def _deliver(session: Session, task_ids: list[int], budget: int, via: str) -> str | None:
+    """Deliver what fits of the session's pending comments on its bound tasks (`task_ids`);
+    the lines, or None."""
     if not task_ids:
         return None
     pending = comment_selectors.pending_delivery(task_ids, session.id)
@@ -127,7 +127,8 @@ def deliver_context(call: HookCall, answer: HookAnswer) -> None:
     """UserPromptSubmit, PreToolUse, PostToolUse: the pending owner comments (§4)."""
     if not call.exact or call.session is None:
         return
-    text = _deliver(call.session, answer.budget_left, via=call.event)
+    task_ids = [t.id for t in call.bound_tasks]
+    text = _deliver(call.session, task_ids, answer.budget_left, via=call.event)
     if text:
         answer.add_context(text)
 
@@ -136,7 +137,7 @@ def session_start_context(call: HookCall, answer: HookAnswer) -> None:
     """SessionStart: how many owner comments are unread; delivers nothing (§4)."""
     if not call.exact or call.session is None:
         return
-    count = comment_selectors.unread_owner_count(_bound_task_ids(call.session))
+    count = comment_selectors.unread_owner_count([t.id for t in call.bound_tasks])
     if count:
         answer.add_context(unread_line(count))
 
@@ -151,7 +152,7 @@ def stop_request(call: HookCall) -> StopRequest | None:
     session = call.session
     if not call.exact or session is None:
         return None
-    task_ids = _bound_task_ids(session)
+    task_ids = [t.id for t in call.bound_tasks]
     if not task_ids:
         return None
     candidates = comment_selectors.stop_candidates(task_ids, session.id)
@@ -189,7 +190,7 @@ def take_wake_lines(session: Session | None) -> str | None:
         return None
     if session.hook_status == ENDED:
         return None
-    return _deliver(session, hook_answer.CONTEXT_BUDGET, via="wake")
+    return _deliver(session, _bound_task_ids(session), hook_answer.CONTEXT_BUDGET, via="wake")
 
 
 # --- the board's recipient lookup ---------------------------------------------------------------

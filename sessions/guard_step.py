@@ -21,7 +21,6 @@ from policy import selectors as policy_selectors
 from sessions import hook_answer
 from sessions.hook_answer import HookAnswer, HookCall
 from sessions.linking import projects_containing
-from sessions.selectors import tasks_bound_to
 from tasks.models import Project, Task
 
 ORDER = 10  # first: the guard's reason leads; owner comments (50) ride in the same answer
@@ -53,7 +52,7 @@ def guard_call(call: HookCall, answer: HookAnswer) -> None:
 def _scope(call: HookCall) -> tuple[list[Project], list[Task]]:
     """The projects whose stands the call may touch, and the session's bound tasks."""
     session = call.session
-    tasks = tasks_bound_to(session) if session is not None else []
+    tasks = call.bound_tasks
     projects: dict[int, Project] = {}
     if session is not None and session.project is not None:
         projects[session.project.id] = session.project

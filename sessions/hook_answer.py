@@ -19,12 +19,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
+from sessions.selectors import tasks_bound_to
+
 if TYPE_CHECKING:
     from sessions.models import Session
+    from tasks.models import Task
 
 log = logging.getLogger("relaybay.hooks")
 
@@ -50,6 +54,14 @@ class HookCall:
     exact: bool
     headers: Mapping[str, str] = field(default_factory=dict)
     actor: str = "hook"  # who the hook service writes as (core.actor.HOOK); events use it
+
+    @cached_property
+    def bound_tasks(self) -> list[Task]:
+        """The tasks bound to the session now, read once per event: the guard, the owner
+        comments and the plan reminder each need them, on every tool call (issue 18)."""
+        if self.session is None:
+            return []
+        return tasks_bound_to(self.session)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
 from core.errors import NotFound
-from core.rows import ModelColumns, fetch_one, fetch_related
+from core.rows import columns, fetch_one, fetch_related
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
@@ -70,12 +70,12 @@ def bound_session(task: Task) -> Session | None:
     return binding.session if binding else None
 
 
-_BINDING = ModelColumns(TaskBinding, "b")
-_SESSION_OF_BINDING = ModelColumns(Session, "s")
+_BINDING = columns(TaskBinding, "b")
+SESSION_COLUMNS = columns(Session, "s")
 # task_get's session section, with SQL written once (issue 18).
 _HISTORY_SQL = (
-    f"SELECT {_BINDING.select}, {_SESSION_OF_BINDING.select} FROM {_BINDING.table} "  # noqa: S608
-    f'INNER JOIN {_SESSION_OF_BINDING.table} ON s."id" = b."session_id" '
+    f"SELECT {_BINDING.select}, {SESSION_COLUMNS.select} FROM {_BINDING.table} "  # noqa: S608
+    f'INNER JOIN {SESSION_COLUMNS.table} ON s."id" = b."session_id" '
     'WHERE b."task_id" = %s ORDER BY b."id" DESC'
 )
 
@@ -84,7 +84,7 @@ def binding_history(task: Task, limit: int | None = None) -> list[TaskBinding]:
     """Every binding of the task, latest first (the current one, if any, is the first),
     each with its session, as select_related("session") would."""
     sql = f"{_HISTORY_SQL} LIMIT {int(limit)}" if limit else _HISTORY_SQL
-    return fetch_related(sql, [task.pk], _BINDING, _SESSION_OF_BINDING, "session")
+    return fetch_related(sql, [task.pk], _BINDING, SESSION_COLUMNS, "session")
 
 
 def binding_count(task: Task) -> int:
@@ -108,7 +108,6 @@ _BOUND_SQL = tasks_selectors.tasks_sql(
     f'INNER JOIN "{TaskBinding._meta.db_table}" b ON b."task_id" = t."id" '
     'WHERE b."session_id" = %s AND b."unbound_at" IS NULL ORDER BY t."id"'
 )
-SESSION_COLUMNS = ModelColumns(Session, "s")
 _BY_CC_ID_SQL = (
     f"SELECT {SESSION_COLUMNS.select} FROM {SESSION_COLUMNS.table} "  # noqa: S608
     'WHERE s."cc_session_id" = %s'

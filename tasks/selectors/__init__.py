@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from core.errors import InvalidField, NotFound
-from core.rows import ModelColumns, count_where, fetch_one, fetch_related, rows_where
+from core.rows import columns, count_where, fetch_one, fetch_related, rows_where
 from tasks import extensions
 from tasks.events import describe
 from tasks.models import (
@@ -92,9 +92,9 @@ def get_project(slug: str) -> Project:
     return project
 
 
-_TASK = ModelColumns(Task, "t")
-_PROJECT = ModelColumns(Project, "p")
-_RULES = ModelColumns(ProjectRules, "r")
+_TASK = columns(Task, "t")
+_PROJECT = columns(Project, "p")
+_RULES = columns(ProjectRules, "r")
 # What Task.objects.select_related("project", "project__rules") would ask, written once:
 # compiling that queryset cost more than running it on every MCP call and hook (issue 18).
 _TASK_SQL = (

@@ -21,7 +21,7 @@ from datetime import datetime
 from django.urls import reverse
 from django.utils import timezone
 
-from core.rows import ModelColumns, fetch_one, fetch_related
+from core.rows import columns, fetch_one, fetch_related
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Project, Task
@@ -80,8 +80,8 @@ def recipient_of(task: Task) -> Recipient | None:
 # --- delivery selection (hooks, wake-up) ---------------------------------------------------
 
 
-_COMMENT = ModelColumns(Comment, "c")
-_COMMENT_TASK = ModelColumns(Task, "t")
+_COMMENT = columns(Comment, "c")
+_COMMENT_TASK = columns(Task, "t")  # the same instance tasks.selectors uses
 # The owner comments on a list of tasks that no agent read: the three delivery reads below
 # run on hooks of bound sessions (every tool call), so their SQL is written once (issue 18).
 # The task ids go in as one JSON array, so the text is the same whatever their number.

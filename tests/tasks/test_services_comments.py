@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from core.errors import InvalidField, NotFound
 from sessions import activity, comment_delivery, hook_answer
@@ -675,3 +677,16 @@ def test_the_owner_comment_step_writes_only_inside_a_callers_transaction():
     with pytest.raises(RuntimeError, match="inside the caller's transaction"):
         services.owner_comment_step(task, body="On its own", actor="owner")
     assert not Comment.objects.filter(task=task).exists()
+
+
+def test_a_pre_tool_use_reads_the_bound_tasks_once_for_the_guard_and_the_comments():
+    """Every tool call runs PreToolUse: the guard and the comment delivery share one read."""
+    task, _ = setup_bound()
+    c = owner(task, "Use the staging database.")
+    with CaptureQueriesContext(connection) as queries:
+        text = context(hook("PreToolUse.Bash"))
+    assert f"#{c.id}" in text
+    bound_reads = [
+        q for q in queries.captured_queries if '"agent_sessions_taskbinding" b' in q["sql"]
+    ]
+    assert len(bound_reads) == 1
