@@ -11,7 +11,11 @@ place.
 quantifier or an alternation, back-references, too many unbounded quantifiers) with a
 small scanner that reads the pattern the way the `regex` package does (regex_shape.py), then times
 hostile 4 KB probes. Run time cannot trust that: a stored layer may skip validation and a
-probe can miss a slow input, so every run-time call has a hard time limit as well.
+probe can miss a slow input, so every run-time call has a hard time limit as well. Nor is
+the engine's own timeout a promise: `regex` checks it at some steps of a match only (a
+possessive loop has been seen running past it to an ordinary "no match"), so _run()
+measures each call itself and treats one that took over RUN_LIMIT as timed out, whatever
+the engine answered.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import itertools
 import logging
 import threading
 import time
+from typing import NamedTuple
 
 import regex
 
@@ -32,6 +37,10 @@ PROBE_BUDGET = 0.050  # seconds for all hostile probes of one pattern together
 RUN_LIMIT = 0.020  # seconds per call at run time
 MAX_INPUT = 8192  # characters a run-time call sees (the rest is cut off)
 FLAGS = regex.IGNORECASE | regex.VERSION0
+# What a run-time call's time is measured in: this thread's CPU time, as the probes'. On a
+# busy machine the wall clock also counts the time the thread waits for a CPU, and would
+# fail a harmless pattern closed whenever another process runs (~0.6 µs a reading).
+cpu_clock = time.thread_time
 
 log = logging.getLogger("relaybay.policy")
 
@@ -76,12 +85,29 @@ def compiled(pattern: str) -> regex.Pattern | None:
         return None
 
 
+class Outcome(NamedTuple):
+    """One run-time call: its answer, and whether that answer is the fail-closed one."""
+
+    found: bool
+    timed_out: bool  # over RUN_LIMIT (or failed): `found` is on_timeout
+
+
+# The four answers, made once: the guard asks for one on every pattern of every call.
+_ANSWERS = {(f, t): Outcome(f, t) for f in (True, False) for t in (True, False)}
+
+
 def search(pattern: str, text: str, *, pattern_id: str, on_timeout: bool) -> bool:
-    """Does the pattern occur in text[:MAX_INPUT]? A call over RUN_LIMIT returns on_timeout
-    (fail closed: the guard passes True, an allow check passes False) and logs a warning
-    naming pattern_id at most once a minute per pattern_id; the pattern stays on for the
-    next call. A pattern that does not compile returns False (skipped) and logs at most
-    once a minute per pattern_id. Never raises."""
+    """Does the pattern occur in text[:MAX_INPUT]? A call over RUN_LIMIT of CPU time —
+    stopped by the engine or not — returns on_timeout (fail closed: the guard passes True,
+    an allow check passes False) and logs a warning naming pattern_id at most once a minute
+    per pattern_id; the pattern stays on for the next call. A pattern that does not compile
+    returns False (skipped) and logs at most once a minute per pattern_id. Never raises."""
+    return _run("search", pattern, text, pattern_id, on_timeout).found
+
+
+def search_outcome(pattern: str, text: str, *, pattern_id: str, on_timeout: bool) -> Outcome:
+    """search(), saying whether the call timed out: the guard counts a slow pattern as
+    matched once per call instead of paying the time limit again for every segment."""
     return _run("search", pattern, text, pattern_id, on_timeout)
 
 
@@ -90,14 +116,15 @@ def fullmatch(pattern: str, text: str, *, pattern_id: str, on_timeout: bool) -> 
     value whole). A text over MAX_INPUT cannot be checked whole within the limits, so it
     gets on_timeout too: cutting it would let an allow pattern pass a value whose tail it
     never saw."""
-    return _run("fullmatch", pattern, text, pattern_id, on_timeout)
+    return _run("fullmatch", pattern, text, pattern_id, on_timeout).found
 
 
-def _run(how: str, pattern: str, text: str, pattern_id: str, on_timeout: bool) -> bool:
+def _run(how: str, pattern: str, text: str, pattern_id: str, on_timeout: bool) -> Outcome:
     pattern_object = compiled(pattern) if isinstance(pattern, str) else None
     if pattern_object is None:
         _warn(pattern_id, "compile", "policy pattern %r does not compile; skipped", pattern_id)
-        return False
+        return _ANSWERS[False, False]
+    closed = _ANSWERS[bool(on_timeout), True]
     try:
         if how == "fullmatch" and len(text) > MAX_INPUT:
             _warn(
@@ -109,9 +136,13 @@ def _run(how: str, pattern: str, text: str, pattern_id: str, on_timeout: bool) -
                 MAX_INPUT,
                 _verdict(on_timeout),
             )
-            return on_timeout
+            return closed
         run = pattern_object.fullmatch if how == "fullmatch" else pattern_object.search
-        return run(text[:MAX_INPUT], timeout=RUN_LIMIT) is not None
+        began = cpu_clock()
+        found = run(text[:MAX_INPUT], timeout=RUN_LIMIT) is not None
+        if cpu_clock() - began <= RUN_LIMIT:
+            return _ANSWERS[found, False]
+        raise TimeoutError  # the engine ran past its limit: the same answer as if it stopped
     except TimeoutError:
         _warn(
             pattern_id,
@@ -130,7 +161,7 @@ def _run(how: str, pattern: str, text: str, pattern_id: str, on_timeout: bool) -
             _verdict(on_timeout),
             exc_info=True,
         )
-    return on_timeout
+    return closed
 
 
 def _verdict(on_timeout: bool) -> str:

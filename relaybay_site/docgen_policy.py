@@ -316,10 +316,11 @@ def _validation() -> list[str]:
         "environment layer read back is not timed again).",
         "",
         f"While the guard runs, a pattern sees the first {safe_regex.MAX_INPUT} characters of "
-        f"its input, and a match that takes over {_ms(safe_regex.RUN_LIMIT)} fails closed: a "
-        "guard pattern counts as matched (the call looks like a change), an allow pattern "
-        "allows nothing; it is logged at most once a minute. Guard patterns match anywhere "
-        "in the text, allow patterns must match the whole value.",
+        f"its input, and a match that takes over {_ms(safe_regex.RUN_LIMIT)} fails closed "
+        "(CPU time, measured around each call, so also when the regex engine lets it run on "
+        "and answer): a guard pattern counts as matched (the call looks like a change), an "
+        "allow pattern allows nothing; it is logged at most once a minute. Guard patterns "
+        "match anywhere in the text, allow patterns must match the whole value.",
         "",
         f"At most {validate.MAX_ERRORS} errors are reported at once, each on its own line "
         "naming the layer, the path and the problem:",

@@ -6,13 +6,13 @@ to it, or, for a session the hooks could not place, of the project whose repo_pa
 the hook's cwd. A deny or an ask becomes the answer's permissionDecision with the guard's
 reason (Claude Code shows it to the model or in the permission prompt); a warning rides in
 additionalContext; relaybay never answers allow. Every touched live stand gets a
-live.action event, whatever the decision. The step runs in its own savepoint
+live.action event, whatever the decision, its command masked with every stored test
+secret value of every stand in scope — a live stand never holds one (§7 Test secrets), so
+the values to mask are the local and test stands'. The step runs in its own savepoint
 (hook_answer.run_providers): a guard error is logged and the call goes on.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from environments import guard
 from environments import selectors as env_selectors
@@ -22,6 +22,9 @@ from sessions import hook_answer
 from sessions.hook_answer import HookAnswer, HookCall
 from sessions.linking import projects_containing
 from tasks.models import Project, Task
+
+# (project slug, environment name) → the project and the guard's view of that stand
+Stands = dict[tuple[str, str], tuple[Project, guard.StandRules]]
 
 ORDER = 10  # first: the guard's reason leads; owner comments (50) ride in the same answer
 EVENTS = frozenset({"PreToolUse"})
@@ -33,7 +36,7 @@ def guard_call(call: HookCall, answer: HookAnswer) -> None:
     if not isinstance(tool_input, dict) or guard.read_call(tool, tool_input) is None:
         return
     projects, tasks = _scope(call)
-    stands = {}
+    stands: Stands = {}
     for project in projects:
         for view in env_selectors.stands_map(project).stands:
             env = view.environment
@@ -67,27 +70,38 @@ def _scope(call: HookCall) -> tuple[list[Project], list[Task]]:
 def _journal(
     call: HookCall,
     verdict: guard.Verdict,
-    stands: dict[tuple[str, str], tuple[Project, Any]],
+    stands: Stands,
     tasks: list[Task],
     tool: str,
 ) -> None:
     actor = call.session.name if call.session is not None else "hook"
+    command: str | None = None
     for touch in verdict.touches:
         if touch.kind != "live":
             continue
-        project, rules = stands[(touch.project, touch.environment)]
+        project, _ = stands[(touch.project, touch.environment)]
         task = next((t for t in tasks if t.project_id == project.id), None)
+        if command is None:
+            command = verdict.journal_command(_test_values(stands))
         live_action_record(
             project=project,
             environment=touch.environment,
             task=task,
             tool=tool,
-            command=verdict.journal_command(rules.test_values),
+            command=command,
             decision=touch.decision,
             level=touch.level,
             rule=touch.rule,
             actor=actor,
         )
+
+
+def _test_values(stands: Stands) -> tuple[str, ...]:
+    """Every stored test secret value of the stands in scope, whatever their kind: the
+    stands map already holds their entries, so this costs no query. Values of another
+    project in scope are masked too; masking more can only hide, never reveal."""
+    values = (value for _, rules in stands.values() for value in rules.test_values)
+    return tuple(dict.fromkeys(values))
 
 
 def _answer(verdict: guard.Verdict, answer: HookAnswer) -> None:

@@ -9,7 +9,13 @@ invocations — a command's base name and its arguments — the way a shell star
   nice, timeout, xargs, watch … (with their own options and option values);
 - inside $( … ), backticks and <( … ), each of which starts a command of its own;
 - into scripts a command hands to a shell: bash -c "…", eval …, the remote command of ssh,
-  and the command after kubectl exec … -- or docker exec CONTAINER.
+  and the command after kubectl exec … -- or docker exec CONTAINER — and into the scripts
+  those run, to any depth: an agent can wrap a change in as many shells as it likes.
+
+Nested reading is bounded per call (Budget): segments, characters and depth. A script inside
+a script re-reads most of its text, so depth times length is what the character budget
+holds down. What a budget leaves unread is not ignored: Budget.unread says so, and the call
+then fails closed like one past the 200-segment cap (decide.py).
 
 Option parsing follows getopt closely enough for the guard: a short option that takes a
 value takes the next word, or the rest of its own word (-p 22, -p22, -oX=Y, -avze ssh);
@@ -24,10 +30,14 @@ import shlex
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from environments.guard.shell import shell_words, split_segments
+from environments.guard.shell import read_segments, shell_words
 
-MAX_DEPTH = 2  # nested scripts read (bash -c "ssh host 'sudo …'" is two levels)
+# Nested scripts read inside each other (bash -c "ssh host 'sudo …'" is two levels). Deep
+# enough for any wrapping an 8 KB call can quote (each level of bash -c doubles the
+# escapes), yet far from Python's recursion limit (three frames a level).
+MAX_DEPTH = 64
 MAX_NESTED_SEGMENTS = 200  # segments of nested scripts read per call, beyond the 200 own
+MAX_NESTED_TEXT = 4 * 8192  # characters of nested scripts read per call
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+\+?=")
 # 2>/dev/null, > out, >&2, <<EOF, <<< "$x", &>log, >|file
@@ -100,11 +110,14 @@ class Invocation(NamedTuple):
 
 
 class Budget:
-    """What nested scripts may still cost: one per tool call, shared by its segments."""
+    """What nested scripts may still cost: one per tool call, shared by its segments, and
+    whether a script went unread because the budget or MAX_DEPTH ran out."""
 
     def __init__(self) -> None:
         self.nested_segments = MAX_NESTED_SEGMENTS
+        self.nested_text = MAX_NESTED_TEXT
         self.seen: set[str] = set()
+        self.unread = False
 
 
 def invocations(segment: str, budget: Budget | None = None) -> list[Invocation]:
@@ -190,16 +203,25 @@ def _read(segment: str, found: list[Invocation], depth: int, budget: Budget) -> 
     words = shell_words(segment)
     redirected = "<" in segment or ">" in segment
     _start(words, found, depth, budget, redirected=redirected)
-    if depth >= MAX_DEPTH or _SUBSTITUTION.search(segment) is None:
+    if _SUBSTITUTION.search(segment) is None:
         return
     for at, word in enumerate(words):
-        if budget.nested_segments <= 0:
+        if budget.unread:  # the call fails closed already; reading on would only cost
+            return
+        if budget.nested_segments <= 0:  # spent: what is left stays unread (and linear)
+            if any(_SUBSTITUTION.search(rest) is not None for rest in words[at:]):
+                budget.unread = True
             return
         if _SUBSTITUTION.search(word) is not None:
             inner = _SUBSTITUTION.split(word)[-1]
             end = at + 1
             if _CLOSERS.isdisjoint(inner):
+                size = len(inner)  # the scan for the closer stops where the budget does
                 while end < len(words) and _CLOSERS.isdisjoint(words[end]):
+                    size += len(words[end]) + 1
+                    if size > budget.nested_text:
+                        budget.unread = True
+                        return
                     end += 1
                 end += 1  # the closing word belongs to it
             _nested(" ".join((inner, *words[at + 1 : end])), found, depth + 1, budget)
@@ -237,7 +259,7 @@ def _start(
                 name, without_redirections(args) if redirected else tuple(args), tuple(prefix)
             )
             found.append(invocation)
-            script = _script(invocation) if depth < MAX_DEPTH and name in _HANDS_ON else ""
+            script = _script(invocation) if name in _HANDS_ON else ""
             if script:
                 _nested(script, found, depth + 1, budget)
             return
@@ -265,15 +287,25 @@ def _script(invocation: Invocation) -> str:
 
 
 def _nested(script: str, found: list[Invocation], depth: int, budget: Budget) -> None:
-    """Read a script a command runs; every attempt costs the budget at least one segment,
-    so a text of thousands of substitutions stays linear."""
+    """Read a script a command runs; every attempt costs the budget at least one segment
+    and its length, so a text of thousands of substitutions stays linear. A script met
+    again is read once; one the budget or MAX_DEPTH cannot pay for marks the call unread,
+    and once it is, nothing more is read: the call fails closed whatever the rest holds."""
     budget.nested_segments -= 1
-    if budget.nested_segments < 0 or script in budget.seen:  # a script met again: read once
+    budget.nested_text -= len(script)  # also when met before: finding it cost as much
+    if budget.unread or script in budget.seen:
+        return
+    if budget.nested_segments < 0 or budget.nested_text < 0 or depth > MAX_DEPTH:
+        budget.unread = True
         return
     budget.seen.add(script)
-    for number, segment in enumerate(split_segments(script)):
+    segments, complete = read_segments(script)
+    for number, segment in enumerate(segments):
         if number:  # the first segment was paid for above
             budget.nested_segments -= 1
             if budget.nested_segments < 0:
+                budget.unread = True
                 return
         _read(segment, found, depth, budget)
+    if not complete:
+        budget.unread = True

@@ -12,6 +12,14 @@ Names and rules are paired across the whole call, not per segment:
 deletes in the next, and the guard cannot tell which host a change elsewhere reaches, so
 it stays careful.
 
+A call the guard cannot read whole — more than 200 command segments (§7), or nested
+scripts (bash -c, eval, ssh, $( … )) past what commands.Budget reads — fails closed: what
+was not read may hold a change, so each environment the call mentions at all (the same
+substring test that decides whether a call is read; an environment whose name does not
+occur cannot be touched however the text is read) whose guard is on and whose levels for
+those names are not all full gets `ask` (`log` in log mode), journaled like any touch.
+Calls that mention no environment, and calls read whole, are decided as before.
+
 A bug here raises: the hook logs it and lets the call go on (§7: a guard error never stops
 an agent), which beats hiding the error behind an answer nobody chose.
 """
@@ -38,7 +46,7 @@ from environments.guard.rules import (
     builtin_matches,
     custom_rules,
 )
-from environments.guard.shell import split_segments
+from environments.guard.shell import MAX_SEGMENTS, read_segments
 from environments.guard.stand import StandRules
 from environments.secrets import mask
 from policy.catalog import LEVELS
@@ -160,14 +168,18 @@ def decide(
     if not any(mentions_any(plain, usable) for _, usable in active):
         return Verdict((), "allow", "", text)  # no environment's name occurs: read no further
     call = _Reading(tool_name, text, low)
-    touches = tuple(
-        touch for stand, usable in active if (touch := _touch(stand, usable, call)) is not None
-    )
+    touches = []
+    for stand, usable in active:
+        touch = _touch(stand, usable, call)
+        if call.unread:
+            touch = _failed_closed(touch, stand, usable, plain, call.unread)
+        if touch is not None:
+            touches.append(touch)
     if not touches:
         return Verdict((), "allow", "", text)
     strongest = max(touches, key=lambda touch: _RANK[touch.decision])  # the first of equals
     shown = strongest.reason if strongest.decision in ("warn", "ask", "deny") else ""
-    return Verdict(touches, strongest.decision, shown, text)
+    return Verdict(tuple(touches), strongest.decision, shown, text)
 
 
 class _Reading:
@@ -176,9 +188,11 @@ class _Reading:
 
     def __init__(self, tool_name: str, text: str, low: str) -> None:
         self.mcp_tool = tool_name if tool_name.startswith("mcp__") else None
-        self.segments = split_segments(text)
+        self.segments, complete = read_segments(text)
         budget = Budget()
         self.calls = [call for s in self.segments for call in invocations(s, budget)]
+        # Why the call was not read whole ("" when it was): past the cap, or nested.
+        self.unread = "segments" if not complete else "nested" if budget.unread else ""
         # An MCP input's value that is a name alone ({"context": "prod"}) stands where a
         # host is expected, like the value of --context.
         lines = low.splitlines() if self.mcp_tool else ()
@@ -227,6 +241,51 @@ def _touch(stand: StandRules, usable: list[Identifier], call: _Reading) -> Touch
             )
             best = (key, touch)
     return best[1] if best else None
+
+
+def _failed_closed(
+    touch: Touch | None, stand: StandRules, usable: list[Identifier], plain: str, why: str
+) -> Touch | None:
+    """A call the guard could not read whole: `ask` (`log` in log mode) for the stand when
+    the call mentions one of its identifiers and the strictest level a rule could meet
+    through them is not full, unless what was read decided as much or more already."""
+    decision = "log" if stand.mode == "log" else "ask"
+    if touch is not None and _RANK[touch.decision] >= _RANK[decision]:
+        return touch
+    named, level = "", "full"
+    reached: set[str] = set()  # capabilities whose level is counted: one test each
+    for identifier in usable:
+        if identifier.capability in reached or not mentions_any(plain, (identifier,)):
+            continue
+        reached.add(identifier.capability)
+        named = named or identifier.text
+        level = min(level, _reachable(stand.levels, identifier), key=_STRICTNESS.__getitem__)
+    if not named or level == "full":
+        return touch
+    where = f"{stand.project} {stand.environment} ({stand.kind})"
+    what = (
+        f"has more than {MAX_SEGMENTS} command segments"
+        if why == "segments"
+        else "nests more scripts (bash -c, eval, ssh, $( … )) than the guard reads"
+    )
+    reason = (
+        f"relaybay guard: this command {what}, so the guard could not read all of it, and it "
+        f"names {where} (matched '{named}'); the owner decides. Split it into shorter "
+        "commands to have it checked."
+    )
+    return Touch(stand.project, stand.environment, stand.kind, decision, level, "", named, reason)
+
+
+def _reachable(levels: Mapping[str, str], identifier: Identifier) -> str:
+    """The strictest level a rule could meet through this identifier (_level's choices):
+    its own capability's and those of the rules that agree with it, every one for the
+    base_url host."""
+    if identifier.capability:
+        capabilities = {identifier.capability, *_AGREES.get(identifier.capability, ())}
+    else:
+        capabilities = {"", *levels}
+    found = (_level_of(levels, capability) for capability in capabilities)
+    return min(found, key=_STRICTNESS.__getitem__)
 
 
 def _level(

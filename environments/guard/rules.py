@@ -20,7 +20,6 @@ makes the guard more careful, not blind.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -369,6 +368,5 @@ class PatternSearch:
 def _search(pattern: str, text: str, pattern_id: str) -> tuple[bool, bool]:
     """(matched, slow): fail closed, and a search that used up the time limit counts as
     matched at once, so a slow pattern costs one time limit, not one per segment."""
-    began = time.perf_counter()
-    found = safe_regex.search(pattern, text, pattern_id=pattern_id, on_timeout=True)
-    return found, found and time.perf_counter() - began >= safe_regex.RUN_LIMIT
+    outcome = safe_regex.search_outcome(pattern, text, pattern_id=pattern_id, on_timeout=True)
+    return outcome.found, outcome.timed_out

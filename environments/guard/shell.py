@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import NamedTuple
 
 MAX_SEGMENTS = 200  # §7: at most 200 command segments are read; the last one keeps the rest
 MAX_HEREDOCS = 20  # here-documents of one command followed (a longer list reads as text)
@@ -57,41 +58,59 @@ _QUOTING = re.compile(r"""['"\\]""")
 _DOUBLE_ESCAPE = re.compile(r"""\\([\\"$`]|\n)""")  # the escapes double quotes honour
 
 
+class Segments(NamedTuple):
+    """A text's command segments, and whether they are all of it."""
+
+    segments: list[str]
+    complete: bool  # False: more than MAX_SEGMENTS, the last one holds the unsplit rest
+
+
 def split_segments(text: str) -> list[str]:
     """The command segments of `text`: split at |, ;, & and newlines outside quotes, white
     space around each removed, empty ones dropped. At most MAX_SEGMENTS: the last one keeps
-    the whole rest of the text, separators and all, so nothing after the cap goes unread."""
+    the whole rest of the text, separators and all (read_segments() says when it did)."""
+    return read_segments(text).segments
+
+
+def read_segments(text: str) -> Segments:
+    """split_segments(), saying whether the text had more than MAX_SEGMENTS segments: the
+    guard cannot read what the last one holds beyond its first command, so such a call
+    fails closed (decide.py) instead of passing unread."""
     if "<<" in text:
         return _with_heredocs(text)
     segments: list[str] = []
+    last = 0  # where the last segment kept starts
     for match in _SEGMENTS.finditer(text):  # no here-document: the engine walks it all
         piece = match.group(1).strip()
         if not piece:
             continue
-        if len(segments) == MAX_SEGMENTS - 1:
-            segments.append(text[match.start(1) :].strip())
-            break
+        if len(segments) == MAX_SEGMENTS:  # one more than the cap: the last keeps the rest
+            segments[-1] = text[last:].strip()
+            return Segments(segments, complete=False)
+        last = match.start(1)
         segments.append(piece)
-    return segments
+    return Segments(segments, complete=True)
 
 
-def _with_heredocs(text: str) -> list[str]:
-    """split_segments() one segment at a time, since a here-document moves the end."""
+def _with_heredocs(text: str) -> Segments:
+    """read_segments() one segment at a time, since a here-document moves the end."""
     segments: list[str] = []
+    last = 0
     end_of_text = len(text)
     at = _GAP.match(text).end()
     while at < end_of_text:
-        if len(segments) == MAX_SEGMENTS - 1:
-            segments.append(text[at:].strip())
-            break
+        if len(segments) == MAX_SEGMENTS:  # text after the gap is one more segment
+            segments[-1] = text[last:].strip()
+            return Segments(segments, complete=False)
         end = max(_SEGMENT.match(text, at).end(), at + 1)
         if "<<" in text[at:end]:
             end = _heredoc_end(text, at, end)
         piece = text[at:end].strip()
         if piece:
+            last = at
             segments.append(piece)
         at = _GAP.match(text, end).end()
-    return segments
+    return Segments(segments, complete=True)
 
 
 def _heredoc_end(text: str, start: int, end: int) -> int:

@@ -159,3 +159,51 @@ def test_the_journal_names_the_bound_task_and_the_session() -> None:
     event = Event.objects.get(kind="live.action")
     assert event.task_id == task.id
     assert event.actor == "alice"
+
+
+def test_the_journal_masks_the_test_secrets_of_every_stand_of_the_project() -> None:
+    """§7 Test secrets: a live stand never holds one, so the values to mask are those of the
+    project's local and test stands."""
+    layer = {"secrets": {"test_secrets": {"local": True, "test": True}}}
+    policy_services.policy_layer_save(scope="acme-shop", text=json.dumps(layer), actor=OWNER)
+    for name, kind, value in (("staging", "test", "pw-staging-7781"), ("laptop", "local", "q7")):
+        services.environment_save(
+            project="acme-shop", change=Change(environment=name, kind=kind), actor=OWNER
+        )
+        services.access_add(
+            project="acme-shop",
+            environment=name,
+            kind="db",
+            fields={"host": f"db.{name}.example"},
+            test_secrets={"password": value},
+            actor=OWNER,
+        )
+    bash("ssh prod-alias 'cat /srv/pw-staging-7781.txt; echo q7'")
+    (entry,) = journal()
+    assert "pw-staging-7781" not in entry["command"]
+    assert "q7" not in entry["command"]
+    assert entry["command"] == "ssh prod-alias 'cat /srv/***.txt; echo ***'"
+
+
+def test_a_change_past_the_200th_segment_asks_the_owner_and_is_journaled() -> None:
+    """A call the guard cannot read whole fails closed on a stand it mentions."""
+    command = "true;" * 250 + "ssh prod-alias rm -rf /x"
+    for name in ("block", "warn"):
+        mode(name)
+        output = bash(command)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "ask"
+        assert output["permissionDecisionReason"].startswith(
+            "relaybay guard: this command has more than 200 command segments, so the guard "
+            "could not read all of it, and it names acme-shop live (live)"
+        )
+    mode("log")
+    assert bash(command) is None
+    mode("off")
+    assert bash(command) is None
+    assert [(j["decision"], j["level"], j["rule"]) for j in journal()] == [
+        ("ask", "read", ""),
+        ("ask", "read", ""),
+        ("log", "read", ""),
+    ]
+    mode("block")
+    assert bash("true;" * 250 + "ls") is None  # names no stand: nothing to fail closed for

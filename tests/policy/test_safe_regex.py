@@ -1,5 +1,6 @@
 """policy.safe_regex (§7): what validation refuses, and how a run-time call fails closed."""
 
+import itertools
 import logging
 import time
 
@@ -189,6 +190,53 @@ def test_a_timeout_is_logged_once_a_minute_per_pattern_id(caplog, clock):
     clock[0] += 2
     search(SLOW, SLOW_INPUT, pattern_id="no-prod", on_timeout=True)
     assert len(warnings_about(caplog, "no-prod")) == 2
+
+
+# A validated pattern that is slow on the real engine: a possessive loop tried at every
+# start position. `regex` may let such a call run past its timeout and answer "no match".
+POSSESSIVE = "a++b"
+POSSESSIVE_INPUT = "a" * 4000
+
+
+@pytest.fixture
+def fast_cpu_clock(monkeypatch):
+    """This thread's real CPU time, seen through a clock running 1000× fast: the engine's
+    real work on POSSESSIVE_INPUT is over RUN_LIMIT on it, on a fast machine as on a slow
+    one, while the engine's own timeout (RUN_LIMIT of real time) leaves it alone."""
+    monkeypatch.setattr(safe_regex, "cpu_clock", lambda: time.thread_time() * 1000)
+
+
+def test_the_possessive_pattern_passes_validation():
+    assert problem(POSSESSIVE) is None
+
+
+def test_a_call_the_engine_lets_run_past_the_limit_counts_as_matched_logged_once(
+    caplog, fast_cpu_clock
+):
+    caplog.set_level(logging.WARNING, logger="relaybay.policy")
+
+    for _ in range(2):  # two calls within a minute; the pattern stays on between them
+        assert search(POSSESSIVE, POSSESSIVE_INPUT, pattern_id="slow-guard", on_timeout=True)
+    (warning,) = warnings_about(caplog, "slow-guard")
+    assert "took over 20 ms; treated as matched (fail closed), it stays on" in warning.message
+
+
+def test_an_allow_pattern_past_the_limit_allows_nothing_even_when_it_matched(caplog, monkeypatch):
+    caplog.set_level(logging.WARNING, logger="relaybay.policy")
+    ticks = itertools.count(0.0, safe_regex.RUN_LIMIT * 1.5)  # each call "takes" 30 ms
+    monkeypatch.setattr(safe_regex, "cpu_clock", lambda: next(ticks))
+
+    assert fullmatch("a++", "a" * 10, pattern_id="slow-allow", on_timeout=False) is False
+    (warning,) = warnings_about(caplog, "slow-allow")
+    assert "treated as not matched (fail closed)" in warning.message
+
+
+def test_search_outcome_says_whether_the_answer_is_the_fail_closed_one(monkeypatch):
+    outcome = safe_regex.search_outcome
+    assert outcome("b", "abc", pattern_id="x", on_timeout=True) == (True, False)
+    assert outcome("x", "abc", pattern_id="x", on_timeout=True) == (False, False)
+    monkeypatch.setattr(safe_regex, "cpu_clock", lambda: time.thread_time() * 1000)
+    assert outcome(POSSESSIVE, POSSESSIVE_INPUT, pattern_id="x", on_timeout=True) == (True, True)
 
 
 def test_a_pattern_that_timed_out_stays_on_for_the_next_call():
