@@ -1,6 +1,8 @@
 """Domain failures. Each message tells the caller what to do next; adapters translate them
 (MCP → ToolError, views → form errors with a 4xx, hooks → JSON or 204)."""
 
+import re
+
 
 class DomainError(Exception):
     """Base of every failure a user or an agent can fix."""
@@ -36,3 +38,24 @@ class RuleRefusal(DomainError):
 
 class Forbidden(DomainError):
     status = 403
+
+
+class SecretRefused(InvalidField):
+    """A write held a secret (§9.9): the message names the field and the detector, never the
+    value. A form that keeps what the owner typed shows it through `hide`, the value masked."""
+
+    def __init__(self, field: str, message: str, secret: str) -> None:
+        self._secret = secret
+        super().__init__(field, message)
+
+    def hide(self, typed: str) -> str:
+        """`typed` with every occurrence of the refused value as *** (in any case: a label
+        is shown lowercased)."""
+        if not self._secret:
+            return typed
+        return re.sub(re.escape(self._secret), "***", typed, flags=re.IGNORECASE)
+
+
+def kept_typed(exc: Exception, typed: str) -> str:
+    """What a refused form shows again of a typed text: all of it, a secret masked."""
+    return exc.hide(typed) if isinstance(exc, SecretRefused) else typed

@@ -9,6 +9,7 @@ which registers every app's tools, is built in the roof (relaybay_site/mcp_serve
 from __future__ import annotations
 
 import difflib
+import json
 import logging
 from collections.abc import Callable
 from typing import Any, overload
@@ -19,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import ValidationError
 
+from core import no_secrets
 from core.errors import DomainError, NotFound
 
 log = logging.getLogger("relaybay.mcp")
@@ -50,7 +52,7 @@ async def call_service[T](
     try:
         return await sync_to_async(run, thread_sensitive=True)()
     except DomainError as exc:
-        raise ToolError(str(exc)) from None
+        raise ToolError(no_secrets.masked(str(exc))) from None
     except ToolError:
         raise
     except Exception:
@@ -135,6 +137,27 @@ def _too_long(tool: str, properties: dict[str, Any], arguments: dict[str, Any]) 
     return lines
 
 
+# The limit of an object or list argument (a proposal's change, a policy patch, plan and
+# review steps) as JSON, refused before anything parses it further; the services keep
+# tighter limits of their own (environments.services.proposals.CHANGE_MAX …). 30 review
+# steps of 4,200 characters are the largest a valid call sends.
+JSON_PARAM_MAX = 256 * 1024
+
+
+def _too_big(tool: str, arguments: dict[str, Any]) -> list[str]:
+    """A sentence per object or list argument over JSON_PARAM_MAX characters as JSON."""
+    lines = []
+    for name, value in arguments.items():
+        if isinstance(value, dict | list):
+            size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+            if size > JSON_PARAM_MAX:
+                lines.append(
+                    f"{tool}: {name} is {size:,} characters as JSON; the limit is "
+                    f"{JSON_PARAM_MAX:,}. Send less."
+                )
+    return lines
+
+
 def unknown_parameter(tool: str, name: str, properties: dict[str, Any], required: list[str]) -> str:
     """One unknown argument: its name, the nearest valid one and every valid name."""
     valid = list(properties)
@@ -203,9 +226,9 @@ class RelaybayMCPServer(MCPServer):
         properties: dict[str, Any] = tool.parameters.get("properties", {})
         required: list[str] = tool.parameters.get("required", [])
         unknown = [key for key in arguments if key not in properties]
-        if unknown:
-            raise ToolError(argument_error(name, properties, required, unknown))
-        too_long = _too_long(name, properties, arguments)
+        if unknown:  # a refusal never says a secret back, even one sent as a name
+            raise ToolError(no_secrets.masked(argument_error(name, properties, required, unknown)))
+        too_long = _too_long(name, properties, arguments) + _too_big(name, arguments)
         if too_long:
             raise ToolError("\n".join(too_long) + "\nNothing changed.")
         try:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.urls import reverse
 
-from environments import render_md, selectors
-from environments.services._steps import check_secrets, project_policy
+from environments import render_md, secret_door, selectors
+from policy.merge import Merged
 from policy.seams import register_text_check
 from tasks.extensions import (
     InboxGroup,
@@ -13,8 +15,8 @@ from tasks.extensions import (
     plug_in_once,
     register_inbox_group,
     register_project_lines,
+    register_secret_door,
 )
-from tasks.extensions import register_text_check as register_base_text_check
 from tasks.models import Project
 from tasks.render_md import one_line
 
@@ -50,15 +52,17 @@ def proposed_by_agents_group() -> InboxGroup | None:
     return InboxGroup(id="proposed-by-agents", title="Proposed by agents", rows=rows)
 
 
-def _check_project_texts(values: dict[str, str], project: Project) -> None:
-    check_secrets(values, project_policy(project))
+def _check_policy_values(values: dict[str, Any], policy: Merged) -> None:
+    secret_door.refuse(values=values, policy=policy)
 
 
 @plug_in_once
 def register() -> None:
     register_project_lines(10, snapshot_lines)
     register_inbox_group(INBOX_ORDER, proposed_by_agents_group)
-    # A policy proposal's reason passes the same secret checks as an environment proposal.
-    register_text_check(check_secrets)
-    # A decision's text and source pass the same checks, under the project's policy (§8).
-    register_base_text_check(_check_project_texts)
+    # A policy proposal's patch and reason pass the same door as an environment proposal.
+    register_text_check(_check_policy_values)
+    # Every write of the base and the apps on it passes the door (tasks imports no app).
+    register_secret_door(secret_door.refuse)
+    # The database's last line runs the door's token scan on every written value.
+    secret_door.register()

@@ -1,7 +1,9 @@
 """The value rules of environments and access entries (§7), once, for services and forms.
 
 Forms and tools only parse; these functions decide what a value may be and say what to do
-when it may not (InvalidField names the field).
+when it may not (InvalidField names the field). A refusal names the allowed values and never
+repeats an unknown name or a long value: it may be a secret typed into the wrong place
+(tasks.fields.shown_value).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from urllib.parse import urlsplit
 from core.errors import InvalidField
 from environments.models import ACCESS_KINDS, NAME_MAX
 from policy.catalog import CAPABILITIES, KINDS, LEVELS
-from tasks.fields import refuse_controls
+from tasks.fields import did_you_mean, refuse_controls
 
 NAME_RE = re.compile(r"[A-Za-z0-9 ._-]+")
 TEXT_MAX = 1000
@@ -48,9 +50,10 @@ def clean_name(value: Any) -> str:
 
 
 def clean_kind(value: Any) -> str:
-    text = _text("kind", value, 10).lower()
-    if text not in KINDS:
-        raise InvalidField("kind", f"kind must be one of {', '.join(KINDS)}.")
+    text = _choice(value)
+    if text is None or text not in KINDS:
+        near = did_you_mean(text, KINDS)
+        raise InvalidField("kind", f"kind must be one of {', '.join(KINDS)}.{near}")
     return text
 
 
@@ -65,11 +68,12 @@ def clean_base_url(value: Any) -> str:
 
 def clean_level(value: Any, name: str = "level") -> str:
     """A level, or "" for "from the policy" (default, "-" or empty)."""
-    text = _text(name, value, 10).lower()
-    if text in ("", "default"):
+    text = "" if value is None else _choice(value)
+    if text in ("", "-", "default"):
         return ""
-    if text not in LEVELS:
-        raise InvalidField(name, f"{name} must be one of {', '.join(LEVELS)} or default.")
+    if text is None or text not in LEVELS:
+        near = did_you_mean(text, (*LEVELS, "default"))
+        raise InvalidField(name, f"{name} must be one of {', '.join(LEVELS)} or default.{near}")
     return text
 
 
@@ -82,7 +86,8 @@ def clean_overrides(value: Any, current: dict[str, str] | None = None) -> dict[s
         if capability not in CAPABILITIES:
             raise InvalidField(
                 "overrides",
-                f"overrides: unknown capability {capability!r} ({', '.join(CAPABILITIES)}).",
+                "overrides names an unknown capability; the capabilities are "
+                f"{', '.join(CAPABILITIES)}.{did_you_mean(capability, CAPABILITIES)}",
             )
         cleaned = clean_level(level, f"overrides.{capability}")
         if cleaned:
@@ -97,9 +102,10 @@ def clean_text(name: str, value: Any, limit: int = TEXT_MAX, *, one_line: bool =
 
 
 def clean_access_kind(value: Any) -> str:
-    text = _text("kind", value, 12).lower()
-    if text not in ACCESS_KINDS:
-        raise InvalidField("kind", f"kind must be one of {', '.join(ACCESS_KINDS)}.")
+    text = _choice(value)
+    if text is None or text not in ACCESS_KINDS:
+        near = did_you_mean(text, ACCESS_KINDS)
+        raise InvalidField("kind", f"kind must be one of {', '.join(ACCESS_KINDS)}.{near}")
     return text
 
 
@@ -115,8 +121,9 @@ def clean_access_fields(kind: str, fields: Any) -> dict[str, str]:
         name = clean_field_name(raw_name)
         if allowed is not None and name not in allowed:
             raise InvalidField(
-                f"fields.{name}",
-                f"a {kind} entry has the fields {', '.join(allowed)}; not {name!r}.",
+                "fields",
+                f"fields names a field that {kind} entries do not have; their fields are "
+                f"{', '.join(allowed)}.{did_you_mean(name, allowed)}",
             )
         value = _text(f"fields.{name}", raw_value, FIELD_VALUE_MAX)
         if "\n" in value or "\r" in value:
@@ -134,8 +141,8 @@ def clean_field_name(value: Any) -> str:
     if not FIELD_NAME_RE.fullmatch(name):
         raise InvalidField(
             "fields",
-            f"field name {str(value)[:40]!r} must be lowercase letters, digits and _ "
-            "(starting with a letter).",
+            "a field name must be 1-40 lowercase letters, digits and _ (starting with a "
+            "letter); one is not.",
         )
     return name
 
@@ -151,6 +158,11 @@ def parse_lines(text: str, *, field: str = "fields") -> dict[str, str]:
             raise InvalidField(field, f"line {number}: write it as name: value.")
         result[clean_field_name(name)] = value.strip()
     return result
+
+
+def _choice(value: Any) -> str | None:
+    """A one-word choice as typed, lowercased; None for anything but text (never allowed)."""
+    return value.strip().lower() if isinstance(value, str) else None
 
 
 def _text(name: str, value: Any, limit: int, *, one_line: bool = False) -> str:

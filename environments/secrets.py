@@ -27,13 +27,24 @@ import regex
 
 from environments.secret_spots import SECRET_SPOTS, WINDOW, is_reference, points_elsewhere
 from policy import safe_regex
+from policy.catalog import SECRET_DETECTOR_IDS, TOKEN_DETECTOR_IDS
 
 if TYPE_CHECKING:
     from policy.merge import Merged
 
-__all__ = ["Finding", "SecretsPolicy", "check_fields", "is_reference", "mask", "scan_text"]
+__all__ = [
+    "Finding",
+    "SecretsPolicy",
+    "check_fields",
+    "find",
+    "is_reference",
+    "mask",
+    "scan_text",
+]
 
 MASK = "***"
+# Everything but the token shapes: what a text-only check leaves out.
+NOT_TOKENS = frozenset(SECRET_DETECTOR_IDS) - frozenset(TOKEN_DETECTOR_IDS)
 JOURNAL_LIMIT = 200  # characters of a command the journal keeps (§7 Journal)
 _OVERLAP = 4096  # long texts are scanned in windows this much apart, so a boundary hides nothing
 _ALLOW_BUDGET = 0.25  # seconds the allow patterns of one call may take together
@@ -93,10 +104,7 @@ def check_fields(
     allowed = _Allowed(policy.allow)
     findings: list[Finding] = []
     for name, value in fields.items():
-        if not value or _passes_whole(value, allowed):
-            continue
-        findings += _field_rules(name, value, policy.disabled, allowed)
-        findings += _scan(value, name, policy.disabled, allowed)
+        findings += _find(value, name, name, policy.disabled, allowed)
     return findings
 
 
@@ -104,10 +112,26 @@ def scan_text(
     text: str, *, field: str = "text", policy: SecretsPolicy = SecretsPolicy()
 ) -> list[Finding]:
     """Value detectors only (the memory's notes, documents, titles …)."""
+    return _find(text, field, None, policy.disabled, _Allowed(policy.allow))
+
+
+def find(
+    text: str,
+    *,
+    field: str,
+    policy: SecretsPolicy = SecretsPolicy(),
+    name: str | None = None,
+    tokens_only: bool = False,
+) -> list[Finding]:
+    """One text as the write door sees it: `name` is the key it is stored under (its
+    field-name rules apply), `tokens_only` keeps to the shapes that cannot be prose — which
+    are secrets inside a path too, so a reference as a whole passes only the other checks."""
     allowed = _Allowed(policy.allow)
-    if not text or _passes_whole(text, allowed):
+    if not tokens_only:
+        return _find(text, field, name, policy.disabled, allowed)
+    if not text or allowed(text.strip()):
         return []
-    return _scan(text, field, policy.disabled, allowed)
+    return _scan(text, field, policy.disabled | NOT_TOKENS, allowed)
 
 
 def mask(command: str, *, test_values: Iterable[str] = ()) -> str:
@@ -158,6 +182,15 @@ class _Allowed:
         return self.seen[value]
 
 
+def _find(
+    value: str, field: str, name: str | None, disabled: frozenset[str], allowed: _Allowed
+) -> list[Finding]:
+    if not value or _passes_whole(value, allowed):
+        return []
+    found = list(_field_rules(field, name, value, disabled, allowed)) if name is not None else []
+    return found + _scan(value, field, disabled, allowed)
+
+
 def _passes_whole(value: str, allowed: _Allowed) -> bool:
     """A reference as a whole, or a value an allow pattern matches whole, always passes."""
     stripped = value.strip()
@@ -165,18 +198,18 @@ def _passes_whole(value: str, allowed: _Allowed) -> bool:
 
 
 def _field_rules(
-    name: str, value: str, disabled: frozenset[str], allowed: _Allowed
+    field: str, name: str, value: str, disabled: frozenset[str], allowed: _Allowed
 ) -> Iterator[Finding]:
     """What the field's name says: a secret field holds a reference (the caller passed only
     values that are none), a user field holds no user:password."""
     if "secret-field" not in disabled and _SECRET_NAME.search(name):
         start = len(value) - len(value.lstrip())
-        yield Finding(name, "secret-field", start, len(value.rstrip()))
+        yield Finding(field, "secret-field", start, len(value.rstrip()))
     if "user-password" not in disabled and _USER_NAME.search(name):
         for match in _USER_PASSWORD.finditer(value[:WINDOW]):
             secret = match.group("secret")
             if not points_elsewhere(secret) and not allowed(secret):
-                yield Finding(name, "user-password", *match.span("secret"))
+                yield Finding(field, "user-password", *match.span("secret"))
 
 
 def _scan(text: str, field: str, disabled: frozenset[str], allowed: _Allowed) -> list[Finding]:

@@ -69,6 +69,7 @@ def _page(
 
 
 def _draft(request: HttpRequest, error: str = "") -> page.Draft | None:
+    """What the refused form shows again; page_forms masks every secret the checks find."""
     form = request.POST.get("form", "")
     return page.Draft(form, request.POST.dict(), error) if form else None
 

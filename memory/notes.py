@@ -75,24 +75,25 @@ def clean_tags(value: str | list[str] | tuple[str, ...] | None) -> tuple[str, ..
     """Tags as stored: lowercased, inner spaces collapsed, each once, in the order given.
 
     Takes "a, b" or a list; a tag may not hold a comma (it is the separator) and is at most
-    TAG_MAX characters. Raises ValueError with the offending tag.
+    TAG_MAX characters. Raises ValueError naming the offending tag by its place, never its
+    text (a refused value may be a secret).
     """
     if value is None:
         return ()
     parts = value.split(",") if isinstance(value, str) else list(value)
     tags: list[str] = []
-    for part in parts:
+    for number, part in enumerate(parts, start=1):
         if not isinstance(part, str):
             raise ValueError(f"a tag must be text, got {type(part).__name__}")
         if "," in part and not isinstance(value, str):
-            raise ValueError(f"tag {part!r} holds a comma; pass the tags one by one")
+            raise ValueError(f"tag {number} holds a comma; pass the tags one by one")
         tag = " ".join(part.lower().split())
         if any(ord(c) < 32 for c in tag):
-            raise ValueError(f"tag {tag[:TAG_MAX]!r} holds a control character; remove it")
+            raise ValueError(f"tag {number} holds a control character; remove it")
         if not tag:
             continue
         if len(tag) > TAG_MAX:
-            raise ValueError(f"tag {tag[:TAG_MAX]}… is longer than {TAG_MAX} characters")
+            raise ValueError(f"tag {number} is {len(tag)} characters long; at most {TAG_MAX}")
         tags.append(tag)
     return tuple(dict.fromkeys(tags))
 

@@ -175,8 +175,11 @@ def urls(slug: str) -> dict[str, str]:
     }
 
 
-def context(project: Project, query: str = "", draft: Draft | None = None) -> dict[str, Any]:
-    """Everything the Docs & rules page shows; `draft` refills a refused block form."""
+def context(
+    project: Project, query: str = "", draft: Draft | None = None, *, superseded: bool = False
+) -> dict[str, Any]:
+    """Everything the Docs & rules page shows; `draft` refills a refused block form;
+    `superseded`: the search box's "Include superseded", off like memory_search's (§8)."""
     query = query.strip()[:SEARCH_QUERY_MAX]
     eff = task_selectors.project_rules(project)
     return {
@@ -187,7 +190,8 @@ def context(project: Project, query: str = "", draft: Draft | None = None) -> di
         "new_block": new_block(draft),
         "rules_html": render_markdown_anchored(render_rules_md(eff, project.slug), shift=2),
         "query": query,
-        "hits": hits(project, query) if query else [],
+        "superseded": superseded,
+        "hits": hits(project, query, superseded=superseded) if query else [],
         "urls": urls(project.slug),
     }
 
@@ -330,10 +334,11 @@ def _refilled(form: BlockForm, draft: Draft, **more: Any) -> BlockForm:
     )
 
 
-def hits(project: Project, query: str) -> list[HitRow]:
-    """Search hits over the index: the project's items plus global and role notes."""
+def hits(project: Project, query: str, *, superseded: bool = False) -> list[HitRow]:
+    """Search hits over the index: the project's items plus global and role notes, the
+    superseded notes and decisions only when asked for."""
     found = []
-    for h in memory_search.search(query, project=project.slug, include_superseded=True):
+    for h in memory_search.search(query, project=project.slug, include_superseded=superseded):
         if h.kind == "document":
             url = doc_url(project.slug, h.ref)
         elif h.kind == "decision":

@@ -25,8 +25,8 @@ def note_add_md(outcome: NoteOutcome) -> str:
         count = len(outcome.candidates)
         first = outcome.candidates[0].note
         lines = [
-            f"Nothing written: {count} current {place(first)} note"
-            f"{'s' if count != 1 else ''} share a title word:"
+            f"Nothing written: {count} current {place(first)} "
+            f"{'note shares' if count == 1 else 'notes share'} a title word:"
         ]
         for found in outcome.candidates:
             strong = " (strong match)" if found.strong else ""

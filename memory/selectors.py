@@ -7,6 +7,7 @@ from django.db.models import Q
 from core.errors import InvalidField, NotFound
 from memory import sections
 from memory.models import Document, DocumentVersion, MemoryBlock, MemoryNote
+from tasks.fields import did_you_mean
 from tasks.selectors import get_project
 
 
@@ -44,9 +45,12 @@ def doc_section(doc: Document, body: str, anchor: str) -> str:
     """A section of a version's body; InvalidField names the known anchors."""
     wanted = (anchor or "").strip().lstrip("#").strip()
     if sections.find_section(body, wanted) is None:
-        known = ", ".join(s.anchor for s in sections.sections(body)) or "none (no headings)"
-        raise InvalidField(
-            "section", f"{doc.name} has no section {wanted!r}. Its sections: {known}."
+        anchors = [s.anchor for s in sections.sections(body)]
+        known = ", ".join(anchors) or "none (no headings)"
+        raise InvalidField(  # the refused anchor is not repeated: it may be any text
+            "section",
+            f"{doc.name} has no such section.{did_you_mean(wanted, anchors)} Its sections: "
+            f"{known}.",
         )
     return sections.section_text(body, wanted)
 

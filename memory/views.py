@@ -3,8 +3,8 @@
 GET `docs` renders the page: documents, decisions, notes (one live section, `docs_lists`,
 refetched on document.updated, decision.added and memory.*: the refresh table's `docs`),
 blocks with the owner's edit forms and a "New block" form, the effective rules and the
-search box (`?q=`); blocks and search results are not live, so they stay as the owner left
-them. GET `doc` renders one
+search box (`?q=`, and `?superseded=1` from its "Include superseded" checkbox); blocks and
+search results are not live, so they stay as the owner left them. GET `doc` renders one
 document (`?version=` an older one) and `doc_diff` the same page with a diff between two
 versions (`?from=&to=`).
 
@@ -23,7 +23,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, flash, tokens
-from core.errors import DomainError, InvalidField, NotFound
+from core.errors import DomainError, InvalidField, NotFound, kept_typed
 from core.security import current_token, owner_only
 from memory import page, services
 from tasks.selectors import get_project
@@ -53,7 +53,12 @@ def _page(
     except NotFound as exc:
         return flash.forget(request, _missing(request, exc))
     context = {
-        **page.context(project, request.GET.get("q", ""), draft),
+        **page.context(
+            project,
+            request.GET.get("q", ""),
+            draft,
+            superseded=request.GET.get("superseded") in ("1", "on"),
+        ),
         "flash": flash.take(request),
         "refusal": draft.error.splitlines() if draft is not None else [],
         "draft_anchor": draft.anchor if draft is not None else "",
@@ -141,7 +146,9 @@ def block_save(request: HttpRequest, slug: str) -> HttpResponse:
             as_owner=True,
         )
     except DomainError as exc:
-        draft = page.Draft(scope, label.strip().lower(), post.dict(), str(exc))
+        typed = {k: kept_typed(exc, v) if isinstance(v, str) else v for k, v in post.dict().items()}
+        label = kept_typed(exc, label.strip().lower())
+        draft = page.Draft(scope, label, typed, str(exc))
         return _page(request, slug, draft=draft, status=exc.status)
     block = result.block
     message = (

@@ -32,7 +32,7 @@ from plans.fields import (
 from plans.models import DONE, PENDING, PlanRevision, PlanStep
 from sessions import selectors as session_selectors
 from tasks.events import EventKind, record_event
-from tasks.extensions import Actor, caller_in
+from tasks.extensions import Actor, caller_in, refuse_secrets
 from tasks.models import Task
 from tasks.selectors import get_task
 from tasks.services import Outcome
@@ -170,6 +170,7 @@ def plan_set(
     new = clean_steps(steps)
     with transaction.atomic():
         task = _load(key)
+        refuse_secrets(task.project, texts={"steps": steps, "reason": reason})
         who = caller_in(actor, task=task)
         old = selectors.plan_steps(task)
         if _is_same(old, new):
@@ -308,6 +309,16 @@ def plan_step_update(
     )
     with transaction.atomic():
         task = _load(key)
+        refuse_secrets(
+            task.project,
+            texts={
+                "outcome": outcome,
+                "conformance": conformance,
+                "details": details,
+                "reason": reason,
+            },
+            values={"link": link},
+        )
         who = caller_in(actor, task=task)
         found = _find_step(task, step)
         before = _step_json(found)

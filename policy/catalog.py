@@ -138,3 +138,15 @@ SECRET_DETECTORS: tuple[SecretDetector, ...] = (
 
 GUARD_RULE_IDS = tuple(rule.id for rule in GUARD_RULES)
 SECRET_DETECTOR_IDS = tuple(detector.id for detector in SECRET_DETECTORS)
+
+# The shapes that cannot be prose: a secret in any text an agent or the owner writes — a
+# task's title, a report, a comment, a plan — not only in the stands and the memory.
+TOKEN_DETECTOR_IDS = (
+    "private-key",
+    "github-token",
+    "gitlab-token",
+    "slack-token",
+    "openai-key",
+    "aws-access-key",
+    "jwt",
+)

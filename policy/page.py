@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 
 from core.errors import NotFound
-from policy import global_file, selectors, validate
+from policy import global_file, seams, selectors, validate
 from policy.merge import Merged, merge_patch, show
 from policy.models import PolicyProposal
 from policy.presets import PRESETS, SUMMARY
@@ -325,10 +325,11 @@ def check(scope_name: str, text: str) -> Preview:
     would (PolicyInvalid, NotFound), then the table after the change. Writes nothing."""
     scope = selectors.resolve_scope(scope_name)
     label = scope.label()
+    before = selectors.effective(scope)
     body = validate.parse(text, label=label) if text.strip() else None
     if body is not None:
+        seams.check_texts({"layer": body}, before.merged)  # §9.9, as policy_layer_save
         validate.check(body, label=label, scope=scope.kind)
-    before = selectors.effective(scope)
     rows = _compare(before.merged, selectors.preview(scope, body or {}))
     return Preview(
         scope=scope.name,

@@ -17,10 +17,16 @@ def policy_md(effective: Effective) -> str:
             "policy.json is broken; its last valid version is in effect: " + effective.global_error
         )
     for source, problem in effective.ignored:
-        lines.append(f"Ignored (broken): {source}: {problem}")
+        lines.append(f"Ignored (broken): {source}: {_without_source(source, problem)}")
     lines.append("")
     lines += [f"- {path} = {show(value)} ({source})" for path, value, source in effective.lines()]
     return "\n".join(lines)
+
+
+def _without_source(source: str, problem: str) -> str:
+    """selectors keep a layer's problems as validate wrote them, "<source>: a; <source>: b";
+    the line names the source once."""
+    return "; ".join(p.removeprefix(f"{source}: ") for p in problem.split(f"; {source}: "))
 
 
 def proposed_md(outcome: Outcome[PolicyProposal]) -> str:

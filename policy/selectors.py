@@ -24,6 +24,7 @@ from policy import global_file, validate
 from policy.merge import Layer, Merged, merge, preset_layer
 from policy.models import PENDING, PolicyLayer, PolicyProposal
 from policy.widen import widening
+from tasks.fields import did_you_mean
 from tasks.models import Project
 
 log = logging.getLogger("relaybay.policy")
@@ -87,18 +88,21 @@ def resolve_scope(text: str) -> Scope:
         return Scope()
     slug, _, env_name = text.partition("/")
     project = Project.objects.filter(slug=slug.strip()).first()
-    if project is None:
+    if project is None:  # names are not repeated: the text may be a value in the wrong place
+        near = did_you_mean(slug, Project.objects.values_list("slug", flat=True))
         raise NotFound(
-            f"Unknown project {slug.strip()!r}. Write the scope as global, <project> or "
+            f"Unknown project in the scope.{near} Write the scope as global, <project> or "
             "<project>/<environment>; project_list shows the projects."
         )
     if not env_name.strip():
         return Scope(project=project)
     environment = project.environments.filter(name__iexact=env_name.strip()).first()
     if environment is None:
+        names = [e.name for e in project.environments.all()]
         raise NotFound(
-            f"Unknown environment {env_name.strip()!r} in {project.slug}. "
-            f"environments_get(project={project.slug!r}) lists its environments."
+            f"Unknown environment in {project.slug}; its environments: "
+            f"{', '.join(names) or 'none yet'}.{did_you_mean(env_name, names)} "
+            f"environments_get(project={project.slug!r}) lists them."
         )
     return Scope(project=project, environment=environment)
 

@@ -74,7 +74,8 @@ def policy_propose(*, scope: str, patch: Any, reason: str, actor: Actor) -> Outc
     with transaction.atomic():
         who = caller_in(actor)
         target = selectors.resolve_scope(scope)
-        seams.check_texts({"reason": why}, selectors.effective(target).merged)  # §9.9
+        # §9.9: every string of the patch, keys too, under the scope's policy as it is now
+        seams.check_texts({"patch": patch, "reason": why}, selectors.effective(target).merged)
         body = _patched(target, patch, label=f"proposal for {target.label()}")
         widens = _widens(target, body)
         proposal = PolicyProposal.objects.create(
@@ -157,6 +158,7 @@ def policy_layer_save(
     label = target.label()
     body = validate.parse(text, label=label) if text.strip() else None
     if body is not None:
+        seams.check_texts({"layer": body}, selectors.effective(target).merged)  # §9.9
         validate.check(body, label=label, scope=target.kind)
     return _save(target, body, actor=actor, confirmed=confirmed, via="editor")
 

@@ -4,7 +4,11 @@ JSON Schema 2020-12 (policy/schema.json) first, then what a schema cannot say: p
 in the global layer, custom pattern ids unique and not built-in, and every custom regular
 expression safe (policy/safe_regex.py). Every error names the layer, the path and the
 problem — `policy.json: guard.mode: 'loud' is not one of ['off', 'log', 'warn', 'block']` —
-and at most five are reported at once, so a long broken file stays readable.
+and at most five are reported at once, so a long broken file stays readable. A problem names
+the allowed values and quotes a value only when it is short and plain
+(tasks.fields.shown_value); an unknown key is never repeated, only the nearest real key: a
+layer is agents' text too (policy_propose), and a secret pasted into it must not come back
+in the refusal.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 from core.errors import DomainError
 from policy import safe_regex
 from policy.catalog import GUARD_RULE_IDS
+from tasks.fields import nearest, quotable, shown_value
 
 MAX_ERRORS = 5
 MAX_PROBLEM = 300  # characters of one problem line
@@ -94,7 +99,7 @@ def _problems(body: Any, *, scope: str, probes: bool) -> Iterator[str]:
         return
     schema_errors = sorted(_validator().iter_errors(body), key=lambda e: list(e.absolute_path))
     for error in schema_errors:
-        yield f"{_path(error.absolute_path)}: {error.message}"
+        yield f"{_path(error.absolute_path)}: {_schema_problem(error)}"
     if "preset" in body and scope != "global":
         yield "preset: only the global policy (policy.json) names a preset"
     if schema_errors:
@@ -114,20 +119,48 @@ def _pattern_problems(guard: dict[str, Any], *, probes: bool) -> Iterator[str]:
         for i, pattern in enumerate(guard.get(key) or []):
             ident = pattern["id"]
             where = f"guard.{key}[{i}]"
+            shown = f"'{ident}'" if quotable(ident) else "this id"
             if ident in GUARD_RULE_IDS:
                 yield f"{where}.id: '{ident}' is a built-in rule id; choose another id"
             elif ident in seen:
-                yield f"{where}.id: '{ident}' is used twice; pattern ids are unique"
+                yield f"{where}.id: {shown} is used twice; pattern ids are unique"
             seen.add(ident)
             for part in ("command", "change"):
                 if part in pattern:
                     problem = _regex_problem(pattern[part], probes=probes)
                     if problem:
-                        yield f"{where}.{part} (id '{ident}'): {problem}"
+                        named = f" (id {shown})" if quotable(ident) else ""
+                        yield f"{where}.{part}{named}: {problem}"
 
 
 def _regex_problem(pattern: str, *, probes: bool) -> str | None:
     return safe_regex.problem(pattern) if probes else None
+
+
+def _schema_problem(error: ValidationError) -> str:
+    """The schema's complaint in relaybay's words: jsonschema's own quote the value whole
+    (a 100,000-character one came back entire) and name an unknown key."""
+    value, rule, expected = error.instance, error.validator, error.validator_value
+    if rule == "enum":
+        return f"{shown_value(value)} is not one of {list(expected)}"
+    if rule == "type":
+        return f"{shown_value(value)} is not of type {expected!r}"
+    if rule == "additionalProperties":
+        known = list(error.schema.get("properties", {}))
+        extra = [key for key in value if key not in known] if isinstance(value, dict) else []
+        near = sorted({n for key in extra if (n := nearest(key, known))})
+        line = f"unknown key{'s' if len(extra) > 1 else ''}; the keys here are {', '.join(known)}"
+        return line + (f" (did you mean {', '.join(near)}?)" if near else "")
+    if rule == "pattern":
+        return f"{shown_value(value)} does not match {expected!r}"
+    if rule in ("minLength", "maxLength") and isinstance(value, str):
+        bound = "at least" if rule == "minLength" else "at most"
+        return f"is {len(value)} characters long; {bound} {expected}"
+    if rule == "uniqueItems":
+        return "holds the same item twice; list each once"
+    if rule == "required":
+        return error.message  # names the schema's own key, never the layer's text
+    return f"{shown_value(value)} breaks the schema's {rule} rule"
 
 
 def _path(parts: Any) -> str:

@@ -28,7 +28,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, flash
-from core.errors import DomainError, InvalidField
+from core.errors import DomainError, InvalidField, kept_typed
 from core.security import owner_only
 from policy import global_file, page, services
 from policy.validate import PolicyInvalid
@@ -164,7 +164,8 @@ def policy_validate(request: HttpRequest) -> HttpResponse:
         _check_scope(scope)
         shown = page.check(scope, text)
     except DomainError as exc:
-        return _page(request, scope, text=text, editor_errors=_lines(exc), status=exc.status)
+        shown_text = kept_typed(exc, text)
+        return _page(request, scope, text=shown_text, editor_errors=_lines(exc), status=exc.status)
     return _page(request, scope, text=text, preview=shown)
 
 
@@ -191,8 +192,8 @@ def policy_save(request: HttpRequest) -> HttpResponse:
             back=reverse("policy_validate") + "#policy-editor",
         )
     except DomainError as exc:
-        status, errors = exc.status, _lines(exc)
-        return _page(request, scope, text=text, refusal=exc, editor_errors=errors, status=status)
+        status, errors, typed = exc.status, _lines(exc), kept_typed(exc, text)
+        return _page(request, scope, text=typed, refusal=exc, editor_errors=errors, status=status)
     return _done(request, scope, outcome.notes[0])
 
 

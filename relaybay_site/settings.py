@@ -64,7 +64,7 @@ TEMPLATES = [
 # Soak). The OS's file cache holds the database anyway.
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.sqlite3",
+        "ENGINE": "core.sqlite",  # Django's, with core.no_secrets on every write
         "NAME": HOME / "relaybay.sqlite",
         "OPTIONS": {
             "timeout": 5,
@@ -73,7 +73,9 @@ DATABASES = {
             ),
             "transaction_mode": "IMMEDIATE",
         },
-        "TEST": {"NAME": None},
+        # In memory, as Django does for SQLite without a name; said outright, because
+        # pytest-django recognises that default only under the stock ENGINE name.
+        "TEST": {"NAME": ":memory:"},
     }
 }
 

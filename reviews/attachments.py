@@ -30,7 +30,7 @@ from core.errors import InvalidField, NotFound
 from reviews import files, selectors
 from reviews.models import CAPTION_MAX, Attachment, ReviewStep
 from tasks.events import EventKind, record_event
-from tasks.extensions import Actor, caller_in
+from tasks.extensions import Actor, caller_in, refuse_secrets
 from tasks.models import Task
 from tasks.selectors import get_task
 from tasks.services import Outcome
@@ -112,6 +112,7 @@ def attach_file(
     InvalidField (file, path, limits).
     """
     task = get_task(key)
+    refuse_secrets(task.project, texts={"caption": caption, "path": path})
     text = _caption(caption) if caption is not None else ""
     data, original = _read(task, path, content_base64, content)
     kind = files.image_kind(data)
@@ -182,6 +183,7 @@ def attachment_caption(*, attachment: int | str, caption: str, actor: Actor) -> 
     text = _caption(caption)
     with transaction.atomic():
         found = _find(attachment)
+        refuse_secrets(found.task.project, texts={"caption": text})
         who = caller_in(actor, task=found.task)
         if found.caption == text:
             note = f"Nothing changed: attachment #{found.id} already has this caption."

@@ -31,7 +31,7 @@ from reviews.models import (
 )
 from tasks import steps as step_rules
 from tasks.events import EventKind, record_event
-from tasks.extensions import Actor, caller_in
+from tasks.extensions import Actor, caller_in, refuse_secrets
 from tasks.models import Comment, Task
 from tasks.selectors import get_task
 from tasks.services import Outcome, owner_comment_step
@@ -94,6 +94,7 @@ def review_steps_set(*, key: str, steps: list[Any], actor: Actor) -> Outcome[Tas
     new = clean_steps(steps)
     with transaction.atomic():
         task = get_task(key)
+        refuse_secrets(task.project, texts={"steps": steps})
         who = caller_in(actor, task=task)
         old = selectors.review_steps(task)
         if len(old) == len(new) and all(_same(s, n) for s, n in zip(old, new, strict=True)):
@@ -167,6 +168,7 @@ def review_step_update(
         )
     with transaction.atomic():
         task = get_task(key)
+        refuse_secrets(task.project, texts={"title": title, "details": details})
         who = caller_in(actor, task=task)
         found = selectors.find_step(task, step)
         previous = found.status
@@ -254,6 +256,7 @@ def review_step_decide(
     what, note = _clean_decision(decision, comment)
     with transaction.atomic():
         task = get_task(key)
+        refuse_secrets(task.project, texts={"comment": note})
         found = selectors.find_step(task, step)
         target = _TARGET.get(what)
         if target == found.status:

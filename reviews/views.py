@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core import actor
-from core.errors import DomainError, NotFound
+from core.errors import DomainError, NotFound, kept_typed
 from core.security import owner_only
 from reviews import attachments, files, panels, services
 from reviews.models import Attachment
@@ -88,7 +88,7 @@ def review_step_decide(request: HttpRequest, slug: str, key: str, step: int) -> 
         if not request.htmx:
             return _text(str(exc), 404 if isinstance(exc, NotFound) else 400)
         # htmx swaps only 2xx answers: the fresh panel says why and keeps the comment.
-        return _panel(task, str(exc), step, comment)
+        return _panel(task, str(exc), step, kept_typed(exc, comment))
     if not request.htmx:
         return HttpResponseRedirect(_page(task, f"review-step-{task.key}-{step}"), status=303)
     return _panel(task)

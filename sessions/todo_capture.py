@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core import no_secrets
 from sessions.models import (
     TODO_MAX_ITEMS,
     TODO_STATUSES,
@@ -156,9 +157,11 @@ def _written(tool_input: Mapping[str, Any]) -> list[Item] | None:
 
 
 def _text(value: Any) -> str:
+    """One line of the agent's todo, a token in it masked: a hook cannot refuse what the
+    agent wrote, and no secret is stored (§9.9)."""
     if not isinstance(value, str):
         return ""
-    text = " ".join(value.split())
+    text = no_secrets.masked(" ".join(value.split()))
     return text if len(text) <= TODO_TEXT_MAX else text[: TODO_TEXT_MAX - 1] + "…"
 
 

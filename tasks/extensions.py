@@ -8,9 +8,9 @@ small functions here in their AppConfig.ready(); tasks calls whatever is registe
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from django.db import transaction
 
@@ -299,20 +299,37 @@ def inbox_total() -> int:
     return total
 
 
-# --- checks of the text a write carries ---------------------------------------------------
-
-TextCheck = Callable[[dict[str, str], "Project"], None]  # raises a DomainError to refuse
-_text_checks: list[TextCheck] = []
+# --- the secret door: what a write stores meets the detectors first --------------------------
 
 
-def register_text_check(fn: TextCheck) -> None:
-    """A check of the texts a base write stores (the secret scan of decisions, §8), filled by
-    the app that owns the detectors. Idempotent."""
-    if fn not in _text_checks:
-        _text_checks.append(fn)
+class SecretDoor(Protocol):
+    def __call__(
+        self,
+        project: Project | None,
+        *,
+        texts: Mapping[str, Any] | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None: ...
 
 
-def check_texts(values: dict[str, str], project: Project) -> None:
-    """Run every registered check; the first refusal raises (nothing is written)."""
-    for fn in _text_checks:
-        fn({k: v for k, v in values.items() if v}, project)
+_secret_doors: list[SecretDoor] = []
+
+
+def register_secret_door(fn: SecretDoor) -> None:
+    """The app that owns the secret detectors plugs its door in (environments/secret_door.py;
+    tasks imports no other app). Idempotent."""
+    if fn not in _secret_doors:
+        _secret_doors.append(fn)
+
+
+def refuse_secrets(
+    project: Project | None,
+    *,
+    texts: Mapping[str, Any] | None = None,
+    values: Mapping[str, Any] | None = None,
+) -> None:
+    """Every string a write stores, at any depth, before anything is written (§9.9): texts
+    people write meet the token shapes, values (names, sources, JSON) every detector, under
+    the project's policy. Raises InvalidField naming the field and the detector."""
+    for fn in _secret_doors:
+        fn(project, texts=texts, values=values)

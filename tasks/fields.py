@@ -15,7 +15,9 @@ Conventions every adapter follows (§3):
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -139,11 +141,66 @@ def schema_table_md() -> str:
 def field_spec(name: str) -> Field:
     """The spec of an editable field; InvalidField naming the fields for any other name."""
     spec = FIELDS_BY_NAME.get(name)
-    if spec is None:
+    if spec is None:  # the name is not repeated: it may be a value pasted as a name
         names = ", ".join(EDITABLE_FIELD_NAMES)
-        shown = name if len(name) <= 60 else name[:60] + "…"  # never echo a huge value back
-        raise InvalidField(name, f"Unknown task field '{shown}'. Editable fields: {names}.")
+        near = did_you_mean(name, EDITABLE_FIELD_NAMES)
+        raise InvalidField("fields", f"Unknown task field.{near} Editable fields: {names}.")
     return spec
+
+
+# How a refusal names what it refused (issue 28): a refusal names the parameter and the
+# allowed values, never an unknown name, and quotes a refused value only when it is short
+# and plain — it may be a secret pasted into the wrong place.
+SHOWN_MAX = 20
+_PLAIN = re.compile(r"[A-Za-z0-9 _.-]*")  # no ':' or '@': user:password is not plain
+# A credential's shape: a known token prefix, or a word of six or more characters with a digit.
+_TOKEN_PREFIX = re.compile(
+    r"(?i)(?:^|[^a-z0-9])(gh[pousr]_|github_pat_|glpat-|xox[abprs]-|sk-|akia|asia|eyj)"
+)
+_DIGIT_WORD = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")
+
+
+def shown_value(value: object) -> str:
+    """A refused value as a refusal may show it: quoted ('loud') when it is at most 20
+    characters of letters, digits, spaces and ._- with no secret-shaped word (a token
+    prefix, or six or more characters holding a digit); else its type and length."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    if isinstance(value, int | float):
+        text = str(value)
+        return text if len(text) < 6 else f"a number of {len(text)} characters"
+    if isinstance(value, str):
+        if quotable(value):
+            return f"'{value}'"
+        return f"a text of {len(value)} character{'' if len(value) == 1 else 's'}"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+    if isinstance(value, dict):
+        return f"an object of {len(value)} key{'' if len(value) == 1 else 's'}"
+    return f"a value of type {type(value).__name__}"
+
+
+def quotable(text: str) -> bool:
+    """Whether a refusal may repeat `text` as it is (shown_value's rule)."""
+    if len(text) > SHOWN_MAX or not _PLAIN.fullmatch(text) or _TOKEN_PREFIX.search(text):
+        return False
+    return all(len(word) < 6 for word in _DIGIT_WORD.findall(text))
+
+
+def nearest(name: object, valid: Iterable[str]) -> str | None:
+    """The valid name closest to a refused one (difflib), or None: a refusal may offer it
+    because it is one of the valid names, never the refused one."""
+    if not isinstance(name, str):
+        return None
+    by_lower = {v.lower(): v for v in valid}  # names compare case-insensitively
+    found = difflib.get_close_matches(name.strip().lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[found[0]] if found else None
+
+
+def did_you_mean(name: object, valid: Iterable[str]) -> str:
+    """ " Did you mean <nearest>?" or "" — for the end of a refusal's sentence."""
+    near = nearest(name, valid)
+    return f" Did you mean {near}?" if near else ""
 
 
 _NUL = re.compile("\x00")
@@ -197,7 +254,7 @@ def _clean_bool(name: str, value: object) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
         return value.strip().lower() in _TRUE
-    raise InvalidField(name, f"{name} must be true or false, got {value!r}.")
+    raise InvalidField(name, f"{name} must be true or false, got {shown_value(value)}.")
 
 
 def _clean_choice(spec: Field, value: object) -> str:
@@ -211,9 +268,11 @@ def _clean_choice(spec: Field, value: object) -> str:
             return choice
     options = ", ".join(spec.choices)
     clear = ", or - to clear" if spec.clearable else ""
+    got = shown_value(text)
     if spec.name == "stage":
-        raise InvalidField(spec.name, f"Unknown stage '{text}'. Stages: {options}.")
-    raise InvalidField(spec.name, f"{spec.name} must be one of {options}{clear}; got '{text}'.")
+        got = got if got.startswith("'") else f"({got})"
+        raise InvalidField(spec.name, f"Unknown stage {got}. Stages: {options}.")
+    raise InvalidField(spec.name, f"{spec.name} must be one of {options}{clear}; got {got}.")
 
 
 def _clean_url(name: str, value: object, limit: int) -> str:
@@ -223,7 +282,8 @@ def _clean_url(name: str, value: object, limit: int) -> str:
     parts = urlsplit(text)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise InvalidField(
-            name, f"{name} must be an http:// or https:// link, got '{text[:80]}'; - clears it."
+            name,
+            f"{name} must be an http:// or https:// link, got {shown_value(text)}; - clears it.",
         )
     return text
 

@@ -13,17 +13,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import DomainError, InvalidField, NotFound
+from environments import secret_door
 from environments.models import ACCEPTED, PENDING, REJECTED, EnvironmentProposal
 from environments.services._steps import (
     Change,
     NeedsConfirmation,
     apply_change,
-    check_secrets,
-    project_policy,
+    find_environment,
 )
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
-from tasks.fields import clean_text
+from tasks.fields import clean_text, nearest
 from tasks.selectors import get_project
 from tasks.services import Outcome
 
@@ -38,7 +38,10 @@ CHANGE_KEYS = (
     "overrides",
     "access",
 )
+ENTRY_KEYS = ("kind", "fields")
+TEXT_KEYS = ("environment", "kind", "base_url", "notes", "login_state_path", "level")
 REASON_MAX = 1000
+CHANGE_MAX = 32 * 1024  # characters of a change as JSON: 30 fields of 500, notes of 4000 …
 
 
 class AlreadyDecided(DomainError):
@@ -55,16 +58,20 @@ def environment_propose(
     with transaction.atomic():
         who = caller_in(actor)
         found = get_project(project)
-        check_secrets({"reason": why}, project_policy(found))
+        # Every string of the change, keys too, at any depth, before it is parsed (§9.9).
+        secret_door.refuse(found, values={"change": change, "reason": why}, limit=CHANGE_MAX)
         parsed = parse_change(change)
         try:  # validated like the owner's write; only the confirmation is left to the owner
             apply_change(found, parsed, actor=who.name, confirmed=False, write=False, proposal=True)
             raises: tuple[str, ...] = ()
         except NeedsConfirmation as asked:
             raises = asked.reasons
+        stand = find_environment(found, parsed.environment)
+        if stand is not None:  # names are case-insensitive (§7): the stand's own spelling
+            parsed.environment = stand.name
         proposal = EnvironmentProposal.objects.create(
             project=found,
-            change=change,
+            change=change_json(parsed),  # what was checked, not what was sent
             reason=why,
             proposed_by=who.name,
             session_id=who.session_id,
@@ -124,28 +131,31 @@ def environment_proposal_reject(*, proposal: int, actor: str) -> Outcome[Environ
 
 
 def parse_change(change: Any) -> Change:
-    """The proposal's change object as a Change; unknown keys are refused, not dropped."""
+    """The proposal's change object as a Change. Unknown keys are refused at every level, not
+    dropped (an access entry is kind + fields, nothing else), and every value has its type."""
     if not isinstance(change, dict) or not change:
         raise InvalidField(
             "change",
             'change must be an object naming the environment, e.g. {"environment": "live", '
             '"level": "ask"}; a new environment also needs "kind".',
         )
-    unknown = sorted(set(change) - set(CHANGE_KEYS))
-    if unknown:
-        raise InvalidField(
-            "change",
-            f"change: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(CHANGE_KEYS)}).",
-        )
+    _known_keys("change", change, CHANGE_KEYS)
     name = change.get("environment")
     if not isinstance(name, str) or not name.strip():
         raise InvalidField("change", 'change.environment names the environment, e.g. "live".')
-    access = change.get("access") or []
-    if not isinstance(access, list):
-        raise InvalidField("change", "change.access is a list of entries to add.")
+    for key in TEXT_KEYS:
+        if change.get(key) is not None and not isinstance(change[key], str):
+            raise InvalidField("change", f"change.{key} is text.")
     sign_in = change.get("sign_in_allowed")
     if sign_in is not None and not isinstance(sign_in, bool):
         raise InvalidField("change", "change.sign_in_allowed is true or false.")
+    overrides = change.get("overrides")
+    if overrides is not None and (
+        not isinstance(overrides, dict) or not all(isinstance(v, str) for v in overrides.values())
+    ):
+        raise InvalidField(
+            "change", 'change.overrides maps a capability to a level, e.g. {"db": "ask"}.'
+        )
     return Change(
         environment=name,
         kind=change.get("kind"),
@@ -154,9 +164,56 @@ def parse_change(change: Any) -> Change:
         login_state_path=change.get("login_state_path"),
         notes=change.get("notes"),
         level=change.get("level"),
-        overrides=change.get("overrides"),
-        access=list(access),
+        overrides=overrides,
+        access=_access(change.get("access")),
     )
+
+
+def change_json(change: Change) -> dict[str, Any]:
+    """The change as a proposal stores it: only the keys it gives, in CHANGE_KEYS' order."""
+    given = {key: getattr(change, key) for key in CHANGE_KEYS}
+    return {k: v for k, v in given.items() if v is not None and (k != "access" or v)}
+
+
+def _access(value: Any) -> list[dict[str, Any]]:
+    """change.access: entries of kind and fields, whose fields are text (a test secret's
+    {"value": …} is the owner's, on the board)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidField("change", "change.access is a list of entries to add.")
+    entries = []
+    for index, entry in enumerate(value):
+        where = f"change.access[{index}]"
+        if not isinstance(entry, dict):
+            raise InvalidField(
+                "change", f'{where} is an object: {{"kind": "ssh", "fields": {{…}}}}.'
+            )
+        _known_keys(where, entry, ENTRY_KEYS)
+        fields = entry.get("fields") or {}
+        if not isinstance(fields, dict):
+            raise InvalidField("change", f'{where}.fields is an object: {{"host": "…"}}.')
+        if any(isinstance(v, dict) for v in fields.values()):
+            raise InvalidField(
+                "access", "Test secrets are entered by the owner on the board, never proposed."
+            )
+        if not all(isinstance(v, str) for v in fields.values()):
+            raise InvalidField("change", f"{where}.fields holds text values only.")
+        entries.append({"kind": entry.get("kind"), "fields": dict(fields)})
+    return entries
+
+
+def _known_keys(where: str, given: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """Refuse unknown keys, naming where and the nearest valid key, never the unknown one:
+    it may be a value pasted in the wrong place."""
+    unknown = [key for key in given if key not in keys]
+    if unknown:
+        near = sorted({n for key in unknown if (n := nearest(key, keys))})
+        raise InvalidField(
+            "change",
+            f"{where} has {len(unknown)} unknown key{'s' if len(unknown) > 1 else ''}; its "
+            f"keys are {', '.join(keys)}." + (f" Did you mean {', '.join(near)}?" if near else ""),
+        )
 
 
 def _pending(proposal: int) -> EnvironmentProposal:

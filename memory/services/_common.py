@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 
 from core.errors import InvalidField
-from environments.secrets import SecretsPolicy, scan_text
-from policy import selectors as policy_selectors
-from tasks.fields import refuse_controls
+from environments import secret_door
+from tasks.fields import refuse_controls, shown_value
 from tasks.models import Project
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -22,7 +21,7 @@ def clean_slug(value: str | None, *, field: str, max_length: int, lists: str) ->
             field,
             f"{field} must be 1-{max_length} lowercase letters, digits, - or _ "
             f"(e.g. release-runbook), starting with a letter or digit; {lists} shows the "
-            f"existing ones. Got {(value or '')[:100]!r}.",
+            f"existing ones. Got {shown_value(value or '')}.",
         )
     return text
 
@@ -40,22 +39,12 @@ def clean_line(value: str | None, *, field: str, max_length: int) -> str:
     return text
 
 
-def refuse_secrets(project: Project | None, **fields: str | None) -> None:
-    """The first secret value found in any field refuses the write: field and detector, never
-    the value. The effective policy of the project (the global one for global rows)."""
-    merged = policy_selectors.effective_for(project).merged
-    policy = SecretsPolicy.of(merged)
-    for field, text in fields.items():
-        if not text:
-            continue
-        findings = scan_text(text, field=field, policy=policy)
-        if findings:
-            raise InvalidField(
-                field,
-                f"Refused: {findings[0].message()}. Nothing was written: keep the secret "
-                "where it lives and write where to find it (a vault path, an environment "
-                "variable name) instead of the value.",
-            )
+def refuse_secrets(project: Project | str | None, **fields: object) -> None:
+    """The write door with every value detector (§8 Secret scan): each string of each field,
+    at any depth, under the effective policy of the project (a slug is looked up only when
+    a detector found something; the global policy for global rows). The first secret
+    refuses the write with the field and the detector, never the value."""
+    secret_door.refuse(project, values=fields)
 
 
 def quoted(text: str) -> str:

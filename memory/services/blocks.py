@@ -97,6 +97,8 @@ def block_set(
     nothing. Event block.updated {label, version}.
     Raises NotFound (project, block), InvalidField, Forbidden, VersionConflict.
     """
+    # As given, before lowercasing: a token lowercased is still a secret (§9.9).
+    refuse_secrets(project, label=label)
     label = clean_slug(label, field="label", max_length=LABEL_MAX, lists="block_get")
     new_description = (
         clean_line(description, field="description", max_length=DESCRIPTION_MAX)

@@ -19,7 +19,7 @@ from memory.models import DOC_NAME_MAX, DOC_TEXT_MAX, TITLE_MAX, Document, Docum
 from memory.services._common import clean_line, clean_slug, quoted, refuse_secrets
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
-from tasks.fields import check_length
+from tasks.fields import check_length, did_you_mean
 from tasks.models import Project
 from tasks.selectors import get_project
 
@@ -49,13 +49,18 @@ def _anchors_text(body: str) -> str:
     return ", ".join(anchors) if anchors else "none (the document has no headings)"
 
 
+def _nearest_anchor(body: str, wanted: str) -> str:
+    """ " Did you mean <anchor>?" — the refused anchor itself is not repeated."""
+    return did_you_mean(wanted, [s.anchor for s in sections.sections(body)])
+
+
 def _conflict(doc: Document, base_version: int, section: str) -> VersionConflict:
     body = _current_body(doc)
     where = "text"
     if section and sections.find_section(body, section) is not None:
         body, where = sections.section_text(body, section), f"section {section}"
     elif section:
-        where = f"text (it has no section {section} any more; its sections: {_anchors_text(body)})"
+        where = f"text (it has no such section any more; its sections: {_anchors_text(body)})"
     if base_version == 0:
         head = f"Document {doc.name} already exists at version {doc.version}."
     else:
@@ -75,8 +80,8 @@ def _new_body(doc_name: str, body: str, text: str, section: str) -> str:
     except KeyError:
         raise InvalidField(
             "section",
-            f"{doc_name} has no section {section!r}. Its sections: {_anchors_text(body)}. "
-            "Leave section out to write the whole text.",
+            f"{doc_name} has no such section.{_nearest_anchor(body, section)} Its sections: "
+            f"{_anchors_text(body)}. Leave section out to write the whole text.",
         ) from None
 
 
@@ -114,6 +119,8 @@ def doc_update(
     Raises NotFound (project, document), InvalidField (name, title, kind, reason, section,
     text, a secret value), VersionConflict.
     """
+    # As given, before lowercasing: a token lowercased is still a secret (§9.9).
+    refuse_secrets(project, name=name, kind=kind)
     name = clean_slug(name, field="name", max_length=DOC_NAME_MAX, lists="doc_list")
     new_title = clean_line(title, field="title", max_length=TITLE_MAX) if title else ""
     new_kind = clean_line(kind, field="kind", max_length=KIND_MAX).lower() if kind else ""

@@ -24,10 +24,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from core.errors import InvalidField, NotFound, VersionConflict
-from environments.secrets import SecretsPolicy, scan_text
+from environments import secret_door
 from memory import notes as rules
 from memory.models import NOTE_KINDS, NOTE_SCOPES, TITLE_MAX, MemoryNote
-from policy.selectors import effective_for
 from tasks import fields as F_
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
@@ -149,7 +148,7 @@ def memory_add(
 
     with transaction.atomic():
         proj = get_project(project) if place_scope == "project" else None  # type: ignore[arg-type]
-        _check_fields(fields, proj, source, tags)
+        _check_fields(fields, proj, source, tags, scope=scope, role=role, kind=kind)
         _check_note_source(proj, fields)
         if action is None:
             found = _candidates(place_scope, proj, place_role, fields.title)
@@ -262,7 +261,7 @@ def memory_update(
             source_text=current.source_text,
             review_at=_clean_review_at(review_at) if review_at is not None else current.review_at,
         )
-        _check_fields(fields, current.project, None, tags)
+        _check_fields(fields, current.project, None, tags, kind=kind)
         who = caller_in(actor)
         return _rewrite(current, base, fields, who)
 
@@ -388,24 +387,23 @@ def _place(note: MemoryNote) -> str:
     return "global"
 
 
-def _check_fields(fields: _Fields, project: Project | None, source: str | None, tags: Any) -> None:
-    """The secret scan (§8): the first finding refused with field and detector, no value.
-
-    Tags are scanned as given, before lowercasing hides a case-sensitive key (AKIA…).
-    """
-    policy = SecretsPolicy.of(effective_for(project).merged)
-    given_tags = ", ".join(tags) if isinstance(tags, list | tuple) else tags
-    texts = {
-        "title": fields.title,
-        "body": fields.body,
-        "tags": given_tags if isinstance(given_tags, str) else fields.tags,
-        "source": (source or "").strip(),
-        "source_text": fields.source_text,
-    }
-    for name, text in texts.items():
-        findings = scan_text(text, field=name, policy=policy)
-        if findings:
-            raise InvalidField(name, f"Refused: {findings[0].message()}")
+def _check_fields(
+    fields: _Fields, project: Project | None, source: str | None, tags: Any, **given: Any
+) -> None:
+    """The write door (§8 Secret scan, §9.9): the first secret refused with its field and
+    detector, never the value. Tags, role and kind are read as given, before lowercasing
+    hides a case-sensitive key (AKIA…)."""
+    secret_door.refuse(
+        project,
+        values={
+            "title": fields.title,
+            "body": fields.body,
+            "tags": fields.tags if tags is None else tags,
+            "source": (source or "").strip(),
+            "source_text": fields.source_text,
+            **given,
+        },
+    )
 
 
 def _check_note_source(project: Project | None, fields: _Fields) -> None:

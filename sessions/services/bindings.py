@@ -23,7 +23,7 @@ from sessions.models import (
 )
 from sessions.services._steps import _close, _resolve
 from tasks.events import EventKind, record_event
-from tasks.extensions import Actor, caller_in
+from tasks.extensions import Actor, caller_in, refuse_secrets
 from tasks.models import Event, Task
 from tasks.selectors import get_task
 
@@ -87,6 +87,11 @@ def task_bind_session(
     """
     if session_id is not None:
         return _bind_by_id(task, session_id, actor=actor)
+    refuse_secrets(
+        task.project if isinstance(task, Task) else None,
+        values={"session": session},
+        texts={"session_title": session_title},
+    )
     ident = parse_session(session)
     if ident is None:
         raise InvalidField(
@@ -138,6 +143,7 @@ def task_unbind_session(*, task: Task | str, actor: Actor, reason: str = "") -> 
     reason = _reason(reason)
     with transaction.atomic():
         task = _task_of(task)
+        refuse_secrets(task.project, texts={"reason": reason})
         who = caller_in(actor, task=task)
         current = _current_binding(task)
         if current is None:

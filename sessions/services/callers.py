@@ -12,6 +12,7 @@ from sessions.models import (
     Session,
 )
 from sessions.services._steps import _link_exact, _mark_seen, _resolve
+from tasks.extensions import refuse_secrets
 from tasks.models import Event, Task
 
 
@@ -40,6 +41,11 @@ def session_touch(
     hook_session links that Claude Code id exactly to the caller (§4 step 2). `task` only
     places a session.seen event in the task's project feed.
     """
+    refuse_secrets(
+        task.project if task is not None else None,
+        values={"session": session, "hook_session": hook_session},
+        texts={"session_title": session_title},
+    )
     ident = parse_session(session)
     title = parse_title(session_title)
     cc_id = parse_hook_session(hook_session)

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from core import actor as actors
 from core.errors import InvalidField, NotFound
+from tasks import extensions
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
@@ -122,6 +123,7 @@ def owner_comment_step(
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("owner_comment_step runs inside the caller's transaction")
     text = _clean_body(body)
+    extensions.refuse_secrets(task.project, texts={"body": text})
     now = timezone.now()
     recipient = recipient_of(task)
     comment = Comment.objects.create(
@@ -189,6 +191,7 @@ def comment_add(
     reply_to = None if in_reply_to in (None, "", 0) else _comment_id("in_reply_to", in_reply_to)
     with transaction.atomic():
         task = load_task(key)
+        extensions.refuse_secrets(task.project, texts={"body": text})
         who = caller_in(actor, task=task)
         now = timezone.now()
         parent = None

@@ -67,7 +67,10 @@ def decision_add(
         check_source(proj, source_kind, source_ref)
         # §8: a decision is secret-scanned under the project's policy (the detectors' app
         # registers the check: tasks imports no other app).
-        extensions.check_texts({"text": clean, "source_text": shown, "decided_by": by}, proj)
+        extensions.refuse_secrets(
+            proj,
+            values={"text": clean, "source": source, "source_text": shown, "decided_by": by},
+        )
         replaced = _current(proj, supersedes) if supersedes else None
         who = caller_in(actor, task_key=key)
         now = timezone.now()

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import InvalidField
+from tasks import extensions
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
@@ -72,12 +73,18 @@ def project_upsert(
     changes nothing writes no event. Raises InvalidField for a bad slug (the message suggests
     the lowercased slug when capitals were the only problem) or an oversize value.
     """
+    extensions.refuse_secrets(None, values={"slug": slug})  # before its refusal quotes it
     slug = clean_slug(slug)
     values = _clean_project_fields(name, repo_path, description)
     with transaction.atomic():
+        project = Project.objects.filter(slug=slug).first()
+        extensions.refuse_secrets(
+            project,
+            values={"name": values.get("name")},
+            texts={"repo_path": values.get("repo_path"), "description": values.get("description")},
+        )
         who = caller_in(actor)
         now = timezone.now()
-        project = Project.objects.filter(slug=slug).first()
         if project is None:
             project = Project.objects.create(
                 slug=slug,
@@ -125,6 +132,7 @@ def set_project_rules(*, project: str, body: str, actor: str) -> Outcome[Project
     text = "" if body.strip() == "-" else body
     with transaction.atomic():
         proj = load_project(project)
+        extensions.refuse_secrets(proj, texts={"body": text})
         now = timezone.now()
         row = ProjectRules.objects.filter(project=proj).first()
         if row is not None and row.body == text:

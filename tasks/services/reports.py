@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from core.errors import InvalidField
+from tasks import extensions
 from tasks import fields as F
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
@@ -111,6 +112,7 @@ def report_add(
 
     def attempt() -> Outcome[Report]:
         task = load_task(key)
+        extensions.refuse_secrets(task.project, texts={"body": text, **values})
         who = caller_in(actor, task=task)
         rules = project_rules(task.project)
         summary = report_summary(text)

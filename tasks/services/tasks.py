@@ -55,6 +55,7 @@ def task_create(
 
     def attempt() -> Outcome[Task]:
         proj = load_project(project)
+        extensions.refuse_secrets(proj, texts=values)
         who = caller_in(actor)
         number = _next_number(proj)
         now = timezone.now()
@@ -117,6 +118,7 @@ def _write(
 
     def attempt() -> tuple[Outcome[Task], TaskChange]:
         task = load_task(key)
+        extensions.refuse_secrets(task.project, texts=values)
         who = caller_in(actor, task=task)
         check_version(task, expected)
         change = TaskChange(task=task)
@@ -176,7 +178,7 @@ def task_patch(
         raise InvalidField("fields", 'fields is empty: pass e.g. {"priority": "high"}.')
     for name in fields:
         if not isinstance(name, str):
-            raise InvalidField("fields", f"field names must be text, got {name!r}.")
+            raise InvalidField("fields", f"field names must be text, got {type(name).__name__}.")
     return _write(key, dict(fields), actor, expected_version)[0]
 
 

@@ -21,7 +21,7 @@ from django.urls import path
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, tokens
-from core.errors import DomainError, NotFound
+from core.errors import DomainError, NotFound, kept_typed
 from core.security import current_token
 from tasks import services
 from tasks.models import Task
@@ -78,7 +78,9 @@ def comment_post(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         services.owner_comment_add(key=task.key, body=body, actor=actor.OWNER)
     except DomainError as exc:
         if request.htmx:
-            return _panel(task, comment_draft=body, comment_error=f"Not sent: {exc}")
+            return _panel(
+                task, comment_draft=kept_typed(exc, body), comment_error=f"Not sent: {exc}"
+            )
         return _text(f"Not sent: {exc}", exc.status)
     if request.htmx:
         return _panel(task, comment_sent="1")

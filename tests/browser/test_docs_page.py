@@ -10,6 +10,7 @@ error. Screenshots: tests/artifacts/browser/.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 import pytest
@@ -146,6 +147,45 @@ def test_search_open_a_document_and_diff_two_versions(server, new_page, name):
     w.remember_violations()
     page.locator("#doc-history").get_by_role("link", name="Version 1").click()
     expect(page.locator("#older")).to_contain_text("You are reading version 1")
+    w.assert_clean()
+
+
+@pytest.mark.parametrize("name", list(FLOW_WIDTHS))
+def test_include_superseded_brings_replaced_decisions_back_into_the_search(server, new_page, name):
+    slug = seeded(server)
+    answer = agent(server, "decision_add", project=slug, text="Releases go out on Fridays")
+    old = re.search(r"Recorded decision #(\d+)", answer)
+    assert old is not None, answer
+    agent(
+        server,
+        "decision_add",
+        project=slug,
+        text="Releases go out on Thursdays",
+        supersedes=int(old[1]),
+    )
+    w = new_page(width=FLOW_WIDTHS[name], height=900)
+    page = w.page
+    sign_in(page, server, f"/p/{slug}/docs")
+    expect(page.get_by_label("Include superseded")).not_to_be_checked()
+    no_overflow(page)
+
+    page.get_by_role("searchbox").fill("releases")
+    w.remember_violations()
+    page.get_by_role("button", name="Search", exact=True).click()
+    hits = page.locator("#docs-hits")
+    expect(hits).to_contain_text("Releases go out on Thursdays")
+    expect(hits).not_to_contain_text("Releases go out on Fridays")
+    expect(page.get_by_label("Include superseded")).not_to_be_checked()
+
+    page.get_by_label("Include superseded").check()
+    w.remember_violations()
+    page.get_by_role("button", name="Search", exact=True).click()
+    expect(page).to_have_url(f"{server.base_url}/p/{slug}/docs?q=releases&superseded=1")
+    expect(hits).to_contain_text("Releases go out on Fridays")
+    expect(hits.locator(".docs-hit.is-superseded")).to_have_count(1)
+    expect(page.get_by_label("Include superseded")).to_be_checked()
+    no_overflow(page)
+    save_shot(page, f"docs-search-superseded-{name}")
     w.assert_clean()
 
 

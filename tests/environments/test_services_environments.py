@@ -170,7 +170,7 @@ def test_access_entries_take_the_fields_of_their_kind() -> None:
         actor=OWNER,
     ).obj
     assert entry.fields["alias"] == "prod-alias"
-    with pytest.raises(InvalidField, match="a ssh entry has the fields"):
+    with pytest.raises(InvalidField, match="that ssh entries do not have; their fields are"):
         services.access_add(
             project="acme", environment="prod", kind="ssh", fields={"url": "x"}, actor=OWNER
         )
@@ -285,7 +285,7 @@ def test_a_proposal_changes_nothing_until_accepted() -> None:
     [
         ({"environment": "prod"}, "needs a kind"),
         ({"kind": "live"}, "change.environment names the environment"),
-        ({"environment": "prod", "kind": "live", "colour": "red"}, "unknown key(s) colour"),
+        ({"environment": "prod", "kind": "live", "colour": "red"}, "change has 1 unknown key;"),
         (
             {
                 "environment": "prod",
@@ -314,6 +314,17 @@ def test_a_bad_proposal_is_refused_and_nothing_is_recorded(change: Any, words: s
     assert "s3cr3t-Passw0rd" not in str(refused.value)
     assert not EnvironmentProposal.objects.exists()
     assert kinds() == []
+
+
+def test_a_proposal_naming_a_stand_in_another_case_keeps_the_stands_own_name() -> None:
+    save("live", kind="live")
+    proposal = propose({"environment": "Live", "level": "none"})
+    assert proposal.change["environment"] == "live"
+    event = Event.objects.get(kind="environment.proposed")
+    assert event.payload["environment"] == "live"
+    services.environment_proposal_accept(proposal=proposal.id, actor=OWNER)
+    assert Environment.objects.get().name == "live"
+    assert Environment.objects.get().level == "none"
 
 
 def test_accepting_a_proposal_that_raises_live_asks_the_same() -> None:

@@ -62,7 +62,9 @@ def test_the_dedupe_flow_end_to_end(server: RelaybayServer) -> None:
         )
         before = note_rows(server)
         answer = await agent.ok("memory_add", title="WAL mode for SQLite", body="Keep it.", **base)
-        assert answer.startswith("Nothing written: 1 current project notes-shop note share")
+        assert answer.startswith(
+            "Nothing written: 1 current project notes-shop note shares a title word:"
+        )
         assert f'- #{first} "SQLite WAL mode" · v1 · feedback · similarity 1.00 (strong match)' in (
             answer
         )

@@ -81,7 +81,7 @@ def test_policy_get_without_arguments_is_the_global_policy_with_sources(
         assert '- levels.live.default = "read" (preset:default)' in text
         assert "- secrets.disable = [] (preset:default)" in text
         text = await agent.err("policy_get", project="nope")
-        assert "Unknown project 'nope'" in text
+        assert "Unknown project in the scope." in text
         assert "project_list" in text
 
     run(server, scenario)

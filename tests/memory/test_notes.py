@@ -41,5 +41,5 @@ def test_tags_are_lowercased_each_once_in_order() -> None:
 def test_a_tag_with_a_comma_in_a_list_or_too_long_is_refused() -> None:
     with pytest.raises(ValueError, match="comma"):
         notes.clean_tags(["a,b"])
-    with pytest.raises(ValueError, match="longer than 40"):
+    with pytest.raises(ValueError, match="41 characters long; at most 40"):
         notes.clean_tags("x" * 41)

@@ -182,6 +182,51 @@ def test_search_shows_hits_with_their_line(web: Client) -> None:
     assert "Nothing found" in page(web, "zebra")
 
 
+def superseded_box(html: str) -> str:
+    found = re.search(r'<input[^>]*\sid="docs-superseded"[^>]*>', html)
+    assert found is not None, "the search form has no Include superseded checkbox"
+    return found[0]
+
+
+def test_search_leaves_superseded_decisions_and_notes_out_unless_asked(web: Client) -> None:
+    old = add_decision("acme", "Rollback by hand")
+    add_decision("acme", "Rollback by tag", supersedes=old.id)
+    first = services.memory_add(
+        scope="project",
+        project="acme",
+        title="Rollback drill weekly",
+        body="x",
+        kind="project",
+        actor=AGENT,
+    ).obj
+    services.memory_add(
+        scope="project",
+        project="acme",
+        title="Rollback drill monthly",
+        body="y",
+        kind="project",
+        actor=AGENT,
+        op="supersede",
+        target=first.id,
+    )
+    html = page(web, "rollback")
+    hits = element(html, "docs-hits")
+    assert "Rollback by tag" in hits
+    assert "Rollback drill monthly" in hits
+    assert "Rollback by hand" not in hits
+    assert "Rollback drill weekly" not in hits
+    assert 'name="superseded"' in superseded_box(html)
+    assert "checked" not in superseded_box(html)
+
+    html = page(web, "rollback&superseded=1")
+    hits = element(html, "docs-hits")
+    assert "Rollback by hand" in hits
+    assert "Rollback drill weekly" in hits
+    assert "Rollback by tag" in hits
+    assert hits.count("· superseded") == 2
+    assert "checked" in superseded_box(html)  # the results page keeps the box ticked
+
+
 def test_unknown_project_and_document_are_404(web: Client) -> None:
     assert web.get(reverse("docs", args=["nope"])).status_code == 404
     assert web.get(reverse("doc", args=["acme", "nope"])).status_code == 404

@@ -67,7 +67,7 @@ def test_a_proposal_changes_nothing_and_records_who_proposed_it() -> None:
         ),
         (
             {"levels": {"staging": {"default": "full"}}},
-            "levels: Additional properties are not allowed",
+            "levels: unknown key; the keys here are local, test, live",
         ),
     ],
 )

@@ -211,11 +211,11 @@ def test_a_broken_policy_file_is_shown_in_a_banner_and_its_last_valid_version_st
 
 def test_an_unknown_scope_is_a_404_with_the_reason_never_a_500(web) -> None:
     html = get_html(web, "nope", status=404)
-    assert "Unknown project &#x27;nope&#x27;" in section(html, "refusal")
+    assert "Unknown project in the scope." in section(html, "refusal")
     assert "<table" not in section(html, "policy-effective")
     make_project("acme")
     html = get_html(web, "acme/nowhere", status=404)
-    assert "Unknown environment &#x27;nowhere&#x27; in acme" in html
+    assert "Unknown environment in acme; its environments: none yet." in html
 
 
 def test_the_live_sections_refetch_themselves_on_policy_events(web) -> None:
@@ -408,7 +408,7 @@ def test_a_save_to_an_unknown_scope_keeps_the_text_and_says_why(web) -> None:
     response = post(web, "policy_save", {"scope": "gone", "text": '{"guard": {"mode": "block"}}'})
     assert response.status_code == 404
     html = response.content.decode()
-    assert "Unknown project &#x27;gone&#x27;" in section(html, "refusal")
+    assert "Unknown project in the scope." in section(html, "refusal")
     assert textarea(html) == '{"guard": {"mode": "block"}}'
     assert '<input type="hidden" name="scope" value="gone">' in section(html, "policy-editor")
 

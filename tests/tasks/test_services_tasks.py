@@ -131,9 +131,7 @@ def test_a_task_needs_a_title(title):
 
 def test_creating_with_an_unknown_field_names_the_editable_fields():
     make_project("acme")
-    with pytest.raises(
-        InvalidField, match=r"Unknown task field 'colour'\. Editable fields: title,"
-    ):
+    with pytest.raises(InvalidField, match=r"Unknown task field\. Editable fields: title,"):
         services.task_create(project="acme", title="x", actor=ACTOR, colour="red")
 
 
@@ -171,7 +169,7 @@ def test_task_patch_takes_the_fields_as_one_mapping():
 
 def test_task_patch_refuses_an_unknown_field_and_changes_nothing():
     task = make_task()
-    with pytest.raises(InvalidField, match="Unknown task field 'version'"):
+    with pytest.raises(InvalidField, match=r"Unknown task field\. Editable fields"):
         services.task_patch(key=task.key, fields={"title": "New", "version": 9}, actor=ACTOR)
     assert reload(task).title == "A task"
 

@@ -1,0 +1,157 @@
+"""The door of every write: each string it stores, at any depth, meets the secret detectors
+before anything is written (§7 Access map, §8 Secret scan, §9.9).
+
+relaybay never stores a secret, only where it lives. A service hands the door what it is
+about to store, by field, in two kinds:
+
+- texts, what people write — titles, bodies, notes, comments, plans, captions: the token
+  shapes that cannot be prose (policy.catalog.TOKEN_DETECTOR_IDS: private key blocks,
+  GitHub / GitLab / Slack / OpenAI-style / AWS keys, JWTs);
+- values, what names and structures — names, labels, kinds, roles, sources, and whatever
+  is stored as JSON (a proposal's change, a policy patch): every value detector, and for a
+  mapping's text entry the field-name rules of its key (a "password" holds a reference).
+
+Either kind is walked to any depth, mapping keys included, within a size and depth limit
+checked before anything else looks at it. The policy (secrets.disable, secrets.allow) is
+read only when a detector found something — it can only let findings through — so a clean
+write costs a scan. What the policy lets through is told to the database's last line
+(core/no_secrets.py), which refuses a token shape in any write no service named.
+
+A refusal names the field's path and the detector, never the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core import no_secrets
+from core.errors import InvalidField, SecretRefused
+from environments import secrets
+from policy import selectors as policy_selectors
+from policy.merge import Merged
+from tasks.models import Project
+
+JSON_MAX = 64 * 1024  # characters of one JSON value (its strings, keys and structure)
+MAX_DEPTH = 12  # nesting of one JSON value
+
+
+def _refusal(field: str, finding: secrets.Finding, text: str) -> SecretRefused:
+    """The field (the parameter or form field), and in the message the path inside it and
+    the detector — never the value, which the error keeps only to mask it in a form."""
+    secret = text[finding.start : finding.end]
+    return SecretRefused(field, f"Refused: {finding.message()}", secret)
+
+
+@dataclass(frozen=True)
+class _Piece:
+    field: str  # the parameter or form field it came in
+    path: str  # where it sits: change.access[0].fields.host, or "a key of change.access[0]"
+    text: str
+    key: str | None  # the mapping key this text is the value of (field-name rules)
+    tokens_only: bool
+
+
+def refuse(
+    project: Project | str | None = None,
+    *,
+    texts: Mapping[str, Any] | None = None,
+    values: Mapping[str, Any] | None = None,
+    policy: Merged | None = None,
+    limit: int = JSON_MAX,
+) -> None:
+    """Raise SecretRefused for the first secret in any string of `texts` (token shapes) or
+    `values` (every detector), under `policy` or the effective policy of `project` (a
+    Project or its slug; the global policy without one). InvalidField when a value is bigger
+    than `limit`."""
+    pieces = [
+        *(p for f, v in (texts or {}).items() for p in _walk(f, v, limit, tokens_only=True)),
+        *(p for f, v in (values or {}).items() for p in _walk(f, v, limit, tokens_only=False)),
+    ]
+    suspects = [p for p in pieces if _findings(p, secrets.SecretsPolicy())]
+    if not suspects:
+        return
+    if policy is None and isinstance(project, str):  # a slug, looked up only now
+        project = Project.objects.filter(slug=project.strip()).first()
+    merged = policy if policy is not None else policy_selectors.effective_for(project).merged
+    rules = secrets.SecretsPolicy.of(merged)
+    for piece in suspects:
+        found = _findings(piece, rules)
+        if found:
+            raise _refusal(piece.field, found[0], piece.text)
+        no_secrets.let_through(token for _, token in tokens(piece.text))
+
+
+def tokens(text: str) -> Iterator[tuple[str, str]]:
+    """(detector, token) of every token shape in a text: the scan core.no_secrets runs on
+    every written value. A cheap look for the shapes' first letters comes first."""
+    if not _may_hold_token(text):
+        return
+    for finding in secrets.find(text, field="value", tokens_only=True):
+        yield finding.detector, text[finding.start : finding.end]
+
+
+def register() -> None:
+    """The database's last line runs the same token scan (idempotent)."""
+    no_secrets.register_scan(tokens)
+
+
+# --- the walk ---------------------------------------------------------------------------------
+
+
+def _walk(field: str, value: Any, limit: int, *, tokens_only: bool) -> Iterator[_Piece]:
+    """Every string of `value` (keys too) with its path, refusing a value over `limit`
+    characters or MAX_DEPTH levels before any detector sees it."""
+    budget = limit
+    stack: list[tuple[str, Any, str | None, int]] = [(field, value, field, 0)]
+    while stack:
+        path, item, key, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidField(field, f"{field} nests deeper than {MAX_DEPTH} levels.")
+        if isinstance(item, str):
+            budget -= len(item) + 2
+            if budget < 0:
+                raise InvalidField(
+                    field, f"{field} is too big: at most {limit:,} characters as JSON."
+                )
+            if item:
+                yield _Piece(field, path, item, key, tokens_only)
+        elif isinstance(item, Mapping):
+            budget -= 2
+            for name, inner in reversed(list(item.items())):
+                name = str(name)
+                budget -= len(name) + 3
+                stack.append((f"{path}.{name}", inner, name, depth + 1))
+                stack.append((f"a key of {path}", name, None, depth + 1))
+        elif isinstance(item, list | tuple):
+            budget -= 2
+            for index in reversed(range(len(item))):
+                stack.append((f"{path}[{index}]", item[index], key, depth + 1))
+        elif item is not None and not isinstance(item, bool | int | float):
+            stack.append((path, str(item), key, depth))
+        else:
+            budget -= 8
+
+
+def _findings(piece: _Piece, rules: secrets.SecretsPolicy) -> list[secrets.Finding]:
+    return secrets.find(
+        piece.text,
+        field=piece.path,
+        policy=rules,
+        name=piece.key,
+        tokens_only=piece.tokens_only,
+    )
+
+
+# The first letters of every token shape (environments/secret_spots.py): a text without
+# any of them holds no token, and most texts are told so by one pass of this search.
+_TOKEN_START = re.compile(
+    r"-----BEGIN|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|cbt|ft|oas|soat)-|xox[abeoprs]-"
+    r"|xapp-|sk-|AKIA|ASIA|eyJ"
+)
+
+
+def _may_hold_token(text: str) -> bool:
+    return _TOKEN_START.search(text) is not None
