@@ -54,8 +54,3 @@ class SecretRefused(InvalidField):
         if not self._secret:
             return typed
         return re.sub(re.escape(self._secret), "***", typed, flags=re.IGNORECASE)
-
-
-def kept_typed(exc: Exception, typed: str) -> str:
-    """What a refused form shows again of a typed text: all of it, a secret masked."""
-    return exc.hide(typed) if isinstance(exc, SecretRefused) else typed

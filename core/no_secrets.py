@@ -70,6 +70,13 @@ def check_write(sql: str, params: Sequence[Any] | Any) -> None:
                 )
 
 
+def kept_typed(exc: Exception | None, typed: str) -> str:
+    """What a refused form shows again of a typed text: all of it, with the refused secret
+    and every token shape masked, whatever the refusal was about (a one-line title, broken
+    JSON): a page never says a secret back."""
+    return masked(exc.hide(typed) if isinstance(exc, SecretRefused) else typed)
+
+
 def masked(text: str) -> str:
     """The text with every token shape replaced by ***: what a refusal may say back."""
     for token in sorted({t for _, t in _tokens(text)}, key=len, reverse=True):

@@ -31,10 +31,11 @@ from environments.page_forms import (
     entry_form,
     env_form,
 )
+from environments.secrets import SecretsPolicy
 from environments.services import NeedsConfirmation
 from environments.services._steps import apply_change, environment_policy, test_secrets_allowed
 from environments.services.proposals import parse_change
-from policy.catalog import CAPABILITIES
+from policy.catalog import CAPABILITIES, SECRET_DETECTOR_IDS
 from policy.merge import Merged
 from policy.page import page_url as policy_url
 from tasks.models import Project
@@ -138,10 +139,21 @@ def context(project: Project, draft: Draft | None = None) -> dict[str, Any]:
         "project_slug": project.slug,
         "preset": data.preset,
         "guard_mode": data.guard_mode,
+        "detectors": detectors(data.policy),
         "proposals": proposals(project),
         "stands": panels(data, draft),
         "new_form": env_form(None, data.policy, draft),
         "urls": urls(project.slug),
+    }
+
+
+def detectors(policy: Merged) -> dict[str, list[str]]:
+    """Which secret detectors guard this page's writes and agents' proposals (every one the
+    project's policy leaves on: docs/policy.md "Which writes the detectors guard")."""
+    off = set(SecretsPolicy.of(policy).disabled)
+    return {
+        "on": [d for d in SECRET_DETECTOR_IDS if d not in off],
+        "off": [d for d in SECRET_DETECTOR_IDS if d in off],
     }
 
 

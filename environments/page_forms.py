@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from core import no_secrets
 from environments import secrets, selectors
 from environments.fields import ACCESS_FIELDS
 from environments.levels import policy_only
@@ -230,8 +231,9 @@ def _unsecret_lines(text: str, policy: Merged) -> str:
     lines = []
     for line in text.splitlines():
         name, sep, value = line.partition(":")
-        if sep and name.strip():
-            lines.append(f"{name}:{_unsecret(value, name.strip().lower(), policy)}")
+        if sep and name.strip():  # a name is read too: a token pasted as one is masked
+            key = no_secrets.masked(name)
+            lines.append(f"{key}:{_unsecret(value, name.strip().lower(), policy)}")
         else:
             lines.append(_unsecret(line, "fields", policy))
     return "\n".join(lines)

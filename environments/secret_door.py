@@ -34,6 +34,55 @@ from policy import selectors as policy_selectors
 from policy.merge import Merged
 from tasks.models import Project
 
+# Which writes hand the door what (docs/policy.md "Which writes the detectors guard" is
+# rendered from this table): (the writes, what meets the token shapes, what meets every
+# detector). tests/test_secret_probes.py and the generated tests/integration
+# test_no_secret_at_rest_*.py prove each place.
+GUARDED_WRITES: tuple[tuple[str, str, str], ...] = (
+    (
+        "Tasks: task_create, task_update, task_patch, task_set_stage, the board's edit form",
+        "every field (title, description, progress, next step, waiting on, stage note, "
+        "branch, tracker fields …)",
+        "",
+    ),
+    ("Reports: report_add", "the body, progress, next step, waiting on", ""),
+    (
+        "Comments: comment_add, the owner's comment, a review step's decision",
+        "the body or comment",
+        "",
+    ),
+    ("Plans: plan_set, plan_step_update", "every step, its details, outcome, reason", "link"),
+    (
+        "Owner checks and screenshots: review_steps_set, review_step_update, attach_file, "
+        "attachment_caption",
+        "steps, titles, details, captions, the file's path",
+        "",
+    ),
+    (
+        "Sessions: the caller parameters of every write, task_bind_session, task_unbind_session",
+        "session_title, reason",
+        "session, hook_session",
+    ),
+    ("Projects: project_upsert", "description, repo_path", "slug, name"),
+    (
+        "Decisions and memory: decision_add, memory_add, memory_update, doc_update, block_set, "
+        "the owner's block form",
+        "",
+        "every text, title and reason; tags, source, role, kind, name and label as given, "
+        "before they are lowercased",
+    ),
+    (
+        "Stands: the owner's environment and access entry forms",
+        "",
+        "the name and every text; access entry fields with their field-name rules",
+    ),
+    (
+        "Proposals: environment_propose, policy_propose",
+        "",
+        "the whole change or patch at any depth, keys too, and the reason",
+    ),
+    ("Policy layers: Settings → Policy's editor", "", "the whole layer at any depth, keys too"),
+)
 JSON_MAX = 64 * 1024  # characters of one JSON value (its strings, keys and structure)
 MAX_DEPTH = 12  # nesting of one JSON value
 

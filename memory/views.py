@@ -23,7 +23,8 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, flash, tokens
-from core.errors import DomainError, InvalidField, NotFound, kept_typed
+from core.errors import DomainError, InvalidField, NotFound
+from core.no_secrets import kept_typed
 from core.security import current_token, owner_only
 from memory import page, services
 from tasks.selectors import get_project

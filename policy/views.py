@@ -28,7 +28,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, flash
-from core.errors import DomainError, InvalidField, kept_typed
+from core.errors import DomainError, InvalidField
+from core.no_secrets import kept_typed
 from core.security import owner_only
 from policy import global_file, page, services
 from policy.validate import PolicyInvalid

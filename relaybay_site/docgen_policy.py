@@ -19,10 +19,10 @@ from typing import Any
 
 import regex
 
-from environments import secret_spots, secrets
 from policy import catalog, safe_regex, validate, widen
 from policy.merge import EDITABLE_LISTS, Layer, merge, preset_layer, show
 from policy.presets import PRESETS, SUMMARY
+from relaybay_site import docgen_secrets
 from relaybay_site.docgen import GENERATED, _cell, _limits, _parameter_rows, split_docstring
 
 # A complete policy.json that validates (a test runs policy.validate.check on it).
@@ -81,7 +81,7 @@ def render() -> str:
         "",
         "The policy says what agents may do on each kind of environment (`levels`), what the "
         "PreToolUse guard counts as a change and what it does about one (`guard`), and what "
-        "counts as a secret in environment, access and proposal writes (`secrets`) (§7). "
+        "counts as a secret in what agents and the owner write (`secrets`) (§7, §9.9). "
         "It is data: JSON layers merged in order, each value remembering the layer that set "
         "it. Agents read it with `policy_get` and may propose a change with `policy_propose`; "
         "only the owner changes it, on Settings → Policy or by editing `policy.json`.",
@@ -95,7 +95,7 @@ def render() -> str:
         *_validation(),
         *_widening(),
         *_rules(),
-        *_detectors(),
+        *docgen_secrets.render(_cell),
         *_tools(),
         *_example(),
     ]
@@ -375,49 +375,6 @@ def _rules() -> list[str]:
         "| Id | Capability | What it looks for |",
         "| --- | --- | --- |",
         *rows,
-        "",
-    ]
-
-
-def _detectors() -> list[str]:
-    rows = [
-        f"| `{d.id}` | {_cell(d.title)} | {_cell(d.looks_for)} |" for d in catalog.SECRET_DETECTORS
-    ]
-    return [
-        "## Secret detectors",
-        "",
-        "The ids `secrets.disable` names. `secrets.allow` lets through a value (or a detected "
-        "secret) that one of its regular expressions matches whole.",
-        "",
-        "| Id | Finds | What it looks for |",
-        "| --- | --- | --- |",
-        *rows,
-        "",
-        *_detectors_home(),
-    ]
-
-
-def _detectors_home() -> list[str]:
-    """Where the table lives and its three callers, named from the modules themselves."""
-    spots, checks = _path(secret_spots), _path(secrets)
-    with_patterns = {spot.detector for spot in secret_spots.SECRET_SPOTS}
-    name_rules = [d.id for d in catalog.SECRET_DETECTORS if d.id not in with_patterns]
-    return [
-        f"They are implemented once, in `{spots}`: a table of "
-        f"{len(secret_spots.SECRET_SPOTS)} patterns under these ids ("
-        + " and ".join(f"`{d}`" for d in name_rules)
-        + f" are rules on a field's name instead, in `{checks}`). Three callers share the "
-        f"table through `{checks}`:",
-        "",
-        f"- `{secrets.check_fields.__name__}`: the writes of environments, access entries and "
-        "environment proposals, which refuse a value that looks like a secret, naming the "
-        "field and the detector, never the value;",
-        f"- `{secrets.scan_text.__name__}`: the memory's secret scan of notes, documents and "
-        "titles (§8);",
-        f"- `{secrets.mask.__name__}`: the guard's journal, which masks every spot whatever "
-        "`secrets.disable` says.",
-        "",
-        "These are pattern checks: a secret in an unusual shape, such as plain prose, can pass.",
         "",
     ]
 

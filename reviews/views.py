@@ -26,7 +26,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core import actor
-from core.errors import DomainError, NotFound, kept_typed
+from core.errors import DomainError, NotFound
+from core.no_secrets import kept_typed
 from core.security import owner_only
 from reviews import attachments, files, panels, services
 from reviews.models import Attachment

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import no_secrets
 from core.errors import InvalidField
 from tasks.fields import EDITABLE_FIELDS, Field, clean_field
 from tasks.models import Task
@@ -232,6 +233,8 @@ def form_fields(
         original = draft.digests.get(spec.name) if draft else None
         widget = _widget(spec)
         text = "" if isinstance(value, bool) else str(value or "")
+        if draft:  # what was typed comes back, never a token shape in it (§9.9)
+            text = no_secrets.masked(text)
         rows.append(
             FormField(
                 name=spec.name,

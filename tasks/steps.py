@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import InvalidField
-from tasks.fields import refuse_controls
+from tasks.fields import nearest, refuse_controls, shown_value
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,14 @@ def clean_steps(
         item = {"title": raw} if isinstance(raw, str) else raw
         if not isinstance(item, dict):
             raise InvalidField("steps", f"Step {n} must be a title or {{title, details}}.")
-        unknown = sorted(set(item) - {"title", "details"})
-        if unknown:
+        unknown = [key for key in item if key not in ("title", "details")]
+        if unknown:  # not repeated: an unknown key may be a value pasted in the wrong place
+            near = {m for key in unknown if (m := nearest(key, ("title", "details")))}
+            hint = f" Did you mean {', '.join(sorted(near))}?" if near else ""
             raise InvalidField(
-                "steps", f"Step {n} has unknown keys {unknown}: use title and details."
+                "steps",
+                f"Step {n} has {len(unknown)} unknown key{'s' if len(unknown) > 1 else ''}: "
+                f"a step takes title and details.{hint}",
             )
         title = " ".join(
             checked_text(
@@ -76,6 +80,7 @@ def step_number(step: object, shown_by: str) -> int:
     text = str(step).strip().lstrip("#") if isinstance(step, int | str) else ""
     if isinstance(step, bool) or not text.isdigit():
         raise InvalidField(
-            "step", f"step is the step's number (1, 2, …) as {shown_by} shows it, not {step!r}."
+            "step",
+            f"step is the step's number (1, 2, …) as {shown_by} shows it, not {shown_value(step)}.",
         )
     return int(text)

@@ -206,8 +206,11 @@ def test_the_policy_reference_lists_every_id_preset_and_limit():
     ):
         assert limit in validation, limit
     assert "implemented once, in `environments/secret_spots.py`" in text
-    for caller in ("check_fields", "scan_text", "mask"):
-        assert f"- `{caller}`: " in text
+    assert "- `environments/secret_door.py` (`refuse`), the door of every write" in text
+    assert "- `mask`: " in text
+    assert "## Which writes the detectors guard" in text
+    for write in ("environment_propose, policy_propose", "task_create", "block_set"):
+        assert write in text, write
     assert "policy.json: guard.mode: 'loud' is not one of ['off', 'log', 'warn', 'block']" in text
     assert "### [`policy_get`](mcp-tools.md#policy_get) (read-only)" in text
     assert "### [`policy_propose`](mcp-tools.md#policy_propose) (write)" in text

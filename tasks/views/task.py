@@ -16,7 +16,7 @@ The board includes templates/tasks/partials/task_dialog.html with `dialog_contex
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -27,7 +27,7 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from core import actor, tokens
-from core.errors import InvalidField, NotFound, RuleRefusal, VersionConflict, kept_typed
+from core.errors import InvalidField, NotFound, RuleRefusal, VersionConflict
 from core.security import current_token
 from tasks import extensions, services
 from tasks.extensions import TaskPanel
@@ -332,12 +332,9 @@ def _save(request: HttpRequest, task: Task) -> tuple[FormState, int]:
     except RuleRefusal as exc:
         return form_state(task, draft=edit, status="refused", message=str(exc)), 409
     except InvalidField as exc:
-        posted = {
-            k: kept_typed(exc, v) if isinstance(v, str) else v for k, v in edit.posted.items()
-        }
         return form_state(
             task,
-            draft=replace(edit, posted=posted),
+            draft=edit,
             errors={exc.field: str(exc)},
             status="invalid",
             message=f"Nothing was saved: {exc}",

@@ -650,3 +650,19 @@ def test_a_write_without_the_csrf_token_or_from_elsewhere_is_refused(
 def test_the_page_answers_only_reads_and_writes_only_posts(web) -> None:
     assert web.post(page_url()).status_code in (403, 405)
     assert web.get(reverse("environment_save", args=["acme"])).status_code == 405
+
+
+def test_the_page_says_which_detectors_guard_its_writes_and_which_the_policy_switched_off(
+    web,
+) -> None:
+    help_text = text(section(get_html(web), "env-secrets")).replace(" ,", ",")
+    assert "17 secret detectors check every name" in help_text
+    assert "Checked: secret-field, user-password, private-key" in help_text
+    assert "switched off" not in help_text
+    policy_services.policy_layer_save(
+        scope="acme", text='{"secrets": {"disable": ["jwt", "secret-prose"]}}', actor=OWNER
+    )
+    help_text = text(section(get_html(web), "env-secrets")).replace(" ,", ",")
+    assert "(2 switched off by the policy)" in help_text
+    assert "switched off by the policy: jwt, secret-prose ." in help_text
+    assert ", jwt," not in help_text

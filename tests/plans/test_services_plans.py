@@ -221,7 +221,10 @@ def test_step_statuses_do_not_turn_an_accepted_plan_back_to_draft() -> None:
         ("A", "steps must be a list"),
         ([""], "Step 1 has no title"),
         ([{"details": "x"}], "Step 1 has no title"),
-        ([{"title": "A", "why": "x"}], "unknown keys ['why']"),
+        (
+            [{"title": "A", "detials": "x"}],
+            "Step 1 has 1 unknown key: a step takes title and details. Did you mean details?",
+        ),
         ([{"title": "A", "details": "x" * 2001}], "at most 2000"),
         (["x"] * 31, "at most 30 steps"),
         ([3], "must be a title or {title, details}"),
