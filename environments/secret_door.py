@@ -185,6 +185,8 @@ def _walk(field: str, value: Any, limit: int, *, tokens_only: bool) -> Iterator[
 
 
 def _findings(piece: _Piece, rules: secrets.SecretsPolicy) -> list[secrets.Finding]:
+    if not _may_hold_token(piece.text) and (piece.tokens_only or _plain(piece)):
+        return []  # most of a write: a look that no detector could find anything here
     return secrets.find(
         piece.text,
         field=piece.path,
@@ -204,3 +206,13 @@ _TOKEN_START = re.compile(
 
 def _may_hold_token(text: str) -> bool:
     return _TOKEN_START.search(text) is not None
+
+
+# A name, slug or word: without white space, a colon, an equals sign, a slash or an @, no
+# detector but the token shapes and a field's name rules can find a secret in it.
+_PLAIN = re.compile(r"[\w.\-]*")
+
+
+def _plain(piece: _Piece) -> bool:
+    named = piece.key is not None and secrets.has_name_rules(piece.key)
+    return not named and _PLAIN.fullmatch(piece.text) is not None

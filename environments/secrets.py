@@ -108,6 +108,11 @@ def check_fields(
     return findings
 
 
+def has_name_rules(name: str) -> bool:
+    """Does a field's name make the field-name rules apply (a secret or a user field)?"""
+    return bool(_SECRET_NAME.search(name) or _USER_NAME.search(name))
+
+
 def scan_text(
     text: str, *, field: str = "text", policy: SecretsPolicy = SecretsPolicy()
 ) -> list[Finding]:
