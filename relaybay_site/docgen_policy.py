@@ -379,10 +379,6 @@ def _rules() -> list[str]:
     ]
 
 
-def _path(module: Any) -> str:
-    return module.__name__.replace(".", "/") + ".py"
-
-
 def _tools() -> list[str]:
     import asyncio
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from environments.guard import Identifier, StandRules
+from environments.guard import Identifier, StandRules, Verdict, decide
 from environments.guard.identifiers import identifiers_of
 from policy.catalog import CAPABILITIES
 
@@ -42,3 +42,8 @@ def live(mode: str = "warn", level: str = "read", **values: Any) -> StandRules:
 def other(name: str, identifiers: tuple[Identifier, ...], **values: Any) -> StandRules:
     stand = StandRules("acme-shop", name, "test", identifiers, levels("full"), "warn")
     return replace(stand, **values)
+
+
+def bash(command: str, *stands: StandRules) -> Verdict:
+    """The guard's decision on a Bash call among `stands`."""
+    return decide("Bash", {"command": command}, list(stands))

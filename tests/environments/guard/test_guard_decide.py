@@ -14,7 +14,6 @@ import pytest
 from environments import services
 from environments.guard import (
     Identifier,
-    StandRules,
     Verdict,
     decide,
     read_call,
@@ -27,7 +26,7 @@ from policy import selectors as policy_selectors
 from policy import services as policy_services
 from policy.catalog import GUARD_RULES
 from tests.environments.factories import OWNER
-from tests.environments.guard.stands import levels, live, other
+from tests.environments.guard.stands import bash, levels, live, other
 from tests.tasks.factories import make_project
 
 READ_ONLY = (
@@ -35,10 +34,6 @@ READ_ONLY = (
     "remote change over ssh (matched 'prod-alias'). Ask the owner, or propose a change "
     "with environment_propose."
 )
-
-
-def bash(command: str, *stands: StandRules) -> Verdict:
-    return decide("Bash", {"command": command}, list(stands))
 
 
 # --- the rule table -----------------------------------------------------------------------

@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 import pytest
 
-from environments.guard import StandRules, Verdict, decide
+from environments.guard import Verdict
 from environments.guard.commands import MAX_DEPTH
 from environments.guard.shell import MAX_SEGMENTS, read_segments
 from policy import safe_regex
-from tests.environments.guard.stands import live
+from tests.environments.guard.stands import bash, live
 
 CHANGE = "ssh prod-alias rm -rf /x"
 PAST_THE_CAP = "true;" * 250 + CHANGE
@@ -24,10 +24,6 @@ TOO_LONG = (
     "read all of it, and it names acme-shop live (live) (matched 'prod-alias'); the owner "
     "decides. Split it into shorter commands to have it checked."
 )
-
-
-def bash(command: str, *stands: StandRules) -> Verdict:
-    return decide("Bash", {"command": command}, list(stands))
 
 
 def double_quoted(script: str) -> str:
