@@ -4,7 +4,7 @@
 `--help` and docs/configuration.md are all generated from it. Sources, each overriding
 the one before: defaults → `config.toml` in the data folder → `RELAYBAY_*` environment →
 command-line flags. An invalid value raises `ConfigError` naming the key; the CLI turns
-that into one line and exit code 2.
+that into one line and exit code 2. How a raw value becomes its type is core/config_values.py.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from core.config_values import COERCERS
 
 # ipaddress, tomllib and platformdirs (with tempfile) are imported where they are used:
 # `relaybay hook` reads this table on every hook event, often with --home and without a
@@ -78,7 +80,8 @@ def _check_stage_labels(value: dict[str, Any]) -> str | None:
 
 
 def _check_rules(value: dict[str, Any]) -> str | None:
-    from tasks.rules import RulesError, validate_layer  # the working-rules module owns its schema
+    # The working rules own their schema; core imports this one module of an app (§2).
+    from tasks.rules.schema import RulesError, validate_layer
 
     try:
         validate_layer(value, layer="config.toml [rules]")
@@ -324,84 +327,12 @@ def default_home() -> Path:
 
 def coerce(setting: Setting, raw: Any, source: str, from_text: bool) -> Any:
     """Turn a raw value (TOML value, or text from the environment or a flag) into the type."""
-    value, problem = _COERCERS[setting.type](setting, raw, from_text)
+    value, problem = COERCERS[setting.type](setting, raw, from_text)
     if problem is None and setting.check is not None:
         problem = setting.check(value)
     if problem:
         raise ConfigError(setting.name, source, problem)
     return value
-
-
-def _text(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
-    if not isinstance(raw, str):
-        return raw, f"must be a string, got {_show(raw)}"
-    if setting.type == "choice" and raw not in setting.choices:
-        return raw, f"must be one of {', '.join(setting.choices)}, got {_show(raw)}"
-    if setting.name == "host" and not raw.strip():
-        return raw, "must not be empty"
-    return raw, None
-
-
-def _list(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
-    if from_text and isinstance(raw, str):
-        return [p.strip() for p in raw.split(",") if p.strip()], None
-    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
-        return raw, f"must be a list of strings, got {_show(raw)}"
-    return raw, None
-
-
-def _table(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
-    return raw, None if isinstance(raw, dict) else f"must be a table, got {_show(raw)}"
-
-
-def _number(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
-    kind = setting.type
-    value = raw
-    if from_text and isinstance(raw, str):
-        try:
-            value = int(raw.strip()) if kind == "int" else float(raw.strip())
-        except ValueError:
-            return raw, f"must be {'an integer' if kind == 'int' else 'a number'}, got {_show(raw)}"
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return raw, f"must be {'an integer' if kind == 'int' else 'a number'}, got {_show(raw)}"
-    if kind == "int" and not isinstance(value, int):
-        return raw, f"must be an integer, got {_show(raw)}"
-    low, high = setting.minimum, setting.maximum
-    if (low is not None and value < low) or (high is not None and value > high):
-        return raw, f"must be from {_fmt(low)} to {_fmt(high)}, got {_show(raw)}"
-    return (float(value) if kind == "float" else value), None
-
-
-def _boolean(setting: Setting, raw: Any, from_text: bool) -> tuple[Any, str | None]:
-    if isinstance(raw, bool):
-        return raw, None
-    if from_text and isinstance(raw, str):
-        text = raw.strip().lower()
-        if text in ("1", "true", "yes", "on"):
-            return True, None
-        if text in ("0", "false", "no", "off"):
-            return False, None
-    return raw, f"must be true or false, got {_show(raw)}"
-
-
-_COERCERS = {
-    "str": _text,
-    "path": _text,
-    "choice": _text,
-    "int": _number,
-    "float": _number,
-    "bool": _boolean,
-    "list": _list,
-    "table": _table,
-}
-
-
-def _fmt(n: float | None) -> str:
-    return "-" if n is None else (str(int(n)) if float(n).is_integer() else str(n))
-
-
-def _show(raw: Any) -> str:
-    return json.dumps(raw) if isinstance(raw, str) else repr(raw)
 
 
 def _key_at_error(path: Path, exc: tomllib.TOMLDecodeError) -> str | None:

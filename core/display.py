@@ -1,15 +1,16 @@
 """The one home of the board's vocabulary and small display helpers.
 
-The six stage keys, a stage's display label, "how long ago", a safe link target and a
-byte size were each written two to four times (models, rules, config, selectors,
-render_md, template tags, attachments, HTTP limits) and had begun to disagree ("5m ago" in
-one place, "5 min ago" in another; a 73-byte file as "1 KB"). Every page, MCP answer and
-setting check uses these.
+The six stage keys, a stage's display label, "how long ago" (and the `Stamp` a page shows
+it with), a safe link target and a byte size were each written two to four times (models,
+rules, config, selectors, render_md, template tags, attachments, HTTP limits) and had begun
+to disagree ("5m ago" in one place, "5 min ago" in another; a 73-byte file as "1 KB").
+Every page, MCP answer and setting check uses these.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.conf import settings
@@ -50,6 +51,28 @@ def ago(moment: datetime | None, now: datetime | None = None) -> str:
     if seconds < 30 * 86400:
         return f"{seconds // 86400} d ago"
     return moment.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """A time as a page shows it: a short age, with the exact UTC time on hover."""
+
+    iso: str  # for <time datetime="…">
+    utc: str
+    age: str
+
+
+def stamp(moment: datetime | None, now: datetime | None = None) -> Stamp | None:
+    """A moment as a page shows it (None stays None): `ago` and `utc_text`, one rule for
+    every page, since a copy with its own thresholds had drifted ("1 min ago" at 45 s)."""
+    if moment is None:
+        return None
+    exact = moment.astimezone(UTC)
+    return Stamp(
+        iso=exact.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        utc=utc_text(exact),
+        age=ago(moment, now or timezone.now()),
+    )
 
 
 def safe_href(url: str | None, *, web_only: bool = False) -> str:

@@ -1,4 +1,5 @@
-"""What every app's MCP tools stand on (§3): `call_service` and the transport settings.
+"""What every app's MCP tools stand on (§3): `call_service`, `add_tools` (how an app's
+`register(server)` adds its list) and the transport settings.
 
 Tools are `async def` over sync domain code (`call_service`), so SQLite writes stay on
 Django's one sync thread and no AnyIO worker thread can keep daphne from stopping.
@@ -9,15 +10,17 @@ which registers every app's tools, is built in the roof (relaybay_site/mcp_serve
 from __future__ import annotations
 
 import difflib
+import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, overload
 
 from asgiref.sync import sync_to_async
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
 from core import no_secrets
@@ -71,6 +74,32 @@ async def resource_answer(fn: Callable[..., str], /, *args: Any) -> str:
         if isinstance(exc.__context__, NotFound):
             raise ResourceNotFoundError(str(exc)) from None
         raise ResourceError(str(exc)) from None
+
+
+# An app's tools as its register(server) lists them: the tool and its hints (tasks.mcp_params
+# READ / WRITE); its resources: the URI template, the name and the function.
+type ToolEntry = tuple[Callable[..., Any], ToolAnnotations]
+type ResourceEntry = tuple[str, str, Callable[..., Any]]
+
+
+def add_tools(
+    server: MCPServer, tools: Iterable[ToolEntry], resources: Iterable[ResourceEntry] = ()
+) -> None:
+    """Add an app's tools, then its resources, in the order given: the order the model sees.
+
+    Each is described by its docstring (the model reads it; docs/mcp-tools.md is generated
+    from it) and answers markdown as it is, not `{"result": …}` (fixtures/mcp README).
+    """
+    for fn, hints in tools:
+        server.add_tool(
+            fn,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=hints,
+            structured_output=False,
+        )
+    for uri, name, fn in resources:
+        description = inspect.cleandoc(fn.__doc__ or "")
+        server.resource(uri, name=name, description=description, mime_type="text/markdown")(fn)
 
 
 # Parameters whose valid values another tool lists (§5: an argument error names that tool).

@@ -182,26 +182,54 @@ def _insert_sql(model: type[Model]) -> tuple[list[Any], str]:
 def update(
     model: type[Model], values: dict[str, Any], where: dict[str, Any], using: str = "default"
 ) -> int:
-    """`model.objects.filter(**where).update(**values)` for plain values (no expressions),
-    the SQL written once per set of names; the number of rows changed."""
-    fields, sql = _update_sql(model, tuple(values), tuple(where))
+    """`model.objects.filter(**where).update(**values)` for plain values (no expressions; a
+    None in `where` is `IS NULL`), the SQL written once per set of names; the number of rows
+    changed."""
+    compared = {name: value for name, value in where.items() if value is not None}
+    nulls = tuple(name for name, value in where.items() if value is None)
+    fields, sql = _update_sql(model, tuple(values), tuple(compared), nulls)
     connection = connections[using]
     sets, conditions = fields[: len(values)], fields[len(values) :]
     params = [f.get_db_prep_save(v, connection) for f, v in zip(sets, values.values(), strict=True)]
     params += [
-        f.get_db_prep_value(v, connection) for f, v in zip(conditions, where.values(), strict=True)
+        f.get_db_prep_value(v, connection)
+        for f, v in zip(conditions, compared.values(), strict=True)
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
 
 
+class StaleRow(Exception):
+    """A conditional UPDATE matched no row: another writer got there first (retry, or tell
+    the caller to read again)."""
+
+
+def update_if(
+    model: type[Model],
+    pk: Any,
+    values: dict[str, Any],
+    *,
+    when: dict[str, Any],
+    using: str = "default",
+) -> None:
+    """The conditional `UPDATE … WHERE pk = … AND version = …` of optimistic locking
+    (docs/architecture.md §3), written once: `when` names the columns the row must still
+    hold (`{"version": read}`; None: still NULL). Raises StaleRow when no row matched, so no
+    caller can forget to look at the count."""
+    where = {model._meta.pk.attname: pk, **when}
+    if update(model, values, where, using) != 1:
+        raise StaleRow
+
+
 @cache
 def _update_sql(
-    model: type[Model], names: tuple[str, ...], where: tuple[str, ...]
+    model: type[Model], names: tuple[str, ...], where: tuple[str, ...], nulls: tuple[str, ...]
 ) -> tuple[list[Any], str]:
     by_name = {n: f for f in model._meta.concrete_fields for n in (f.name, f.attname)}
     fields = [by_name[n] for n in (*names, *where)]
     sets = ", ".join(f'"{f.column}" = %s' for f in fields[: len(names)])
-    conditions = " AND ".join(f'"{f.column}" = %s' for f in fields[len(names) :])
-    return fields, f'UPDATE "{model._meta.db_table}" SET {sets} WHERE {conditions}'  # noqa: S608
+    conditions = [f'"{f.column}" = %s' for f in fields[len(names) :]]
+    conditions += [f'"{by_name[n].column}" IS NULL' for n in nulls]
+    table, where_sql = model._meta.db_table, " AND ".join(conditions)
+    return fields, f'UPDATE "{table}" SET {sets} WHERE {where_sql}'  # noqa: S608

@@ -15,10 +15,11 @@ from urllib.parse import quote, urlsplit
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 from core import tokens
+from core.responses import plain
 
 CSP = (
     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
@@ -151,7 +152,7 @@ def csrf_ok(request: HttpRequest) -> bool:
 
 
 def forbidden(reason: str) -> HttpResponse:
-    return HttpResponseForbidden(reason + "\n", content_type="text/plain; charset=utf-8")
+    return plain(reason, 403)
 
 
 def owner_only(reason: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -228,9 +229,7 @@ class BoardAuthMiddleware:
             if request.method in ("GET", "HEAD"):
                 target = request.get_full_path()
                 return HttpResponseRedirect(reverse("login") + "?next=" + quote(target, safe="/"))
-            return HttpResponse(
-                "Sign in first: open /login.\n", status=401, content_type="text/plain"
-            )
+            return plain("Sign in first: open /login.", 401)
         request.auth_kind = "cookie"  # type: ignore[attr-defined]
         if request.method not in ("GET", "HEAD", "OPTIONS"):
             if not same_origin(request):

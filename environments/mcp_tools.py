@@ -7,13 +7,12 @@ there is no tool that changes an environment or a level.
 
 from __future__ import annotations
 
-import inspect
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import BeforeValidator, Field
 
-from core.mcp import call_service, resource_answer
+from core.mcp import add_tools, call_service, resource_answer
 from environments import render_md, selectors, services
 from environments.models import EnvironmentProposal
 from tasks.extensions import CallerRef
@@ -113,19 +112,9 @@ async def environments_resource(slug: str) -> str:
 
 
 _TOOLS = [(environments_get, READ), (environment_propose, WRITE)]
+_RESOURCES = [("relaybay://project/{slug}/environments", "environments", environments_resource)]
 
 
 def register(server: MCPServer) -> None:
     """Add the environment tools and resource (relaybay_site.mcp_server.build_server)."""
-    for fn, hints in _TOOLS:
-        server.add_tool(
-            fn,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-            annotations=hints,
-            structured_output=False,
-        )
-    uri = "relaybay://project/{slug}/environments"
-    description = inspect.cleandoc(environments_resource.__doc__ or "")
-    server.resource(uri, name="environments", description=description, mime_type="text/markdown")(
-        environments_resource
-    )
+    add_tools(server, _TOOLS, _RESOURCES)

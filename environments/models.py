@@ -11,6 +11,7 @@ from django.db.models.functions import Lower
 
 from policy.catalog import KINDS, LEVELS
 from tasks.models import Project
+from tasks.proposals import PENDING, STATUSES
 
 NAME_MAX = 80
 
@@ -56,8 +57,6 @@ class Environment(models.Model):
 
 
 ACCESS_KINDS = ("ssh", "kubectl", "db", "gitops", "logs", "monitoring", "other")
-PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
-PROPOSAL_STATUSES = (PENDING, ACCEPTED, REJECTED)
 
 
 class EnvironmentAccess(models.Model):
@@ -89,7 +88,8 @@ class EnvironmentAccess(models.Model):
 
 
 class EnvironmentProposal(models.Model):
-    """An agent's proposed change of a project's stands; nothing changes until accepted."""
+    """An agent's proposed change of a project's stands; nothing changes until accepted
+    (the statuses and their mechanics: tasks/proposals.py)."""
 
     project = models.ForeignKey(
         Project, on_delete=models.CASCADE, related_name="environment_proposals"
@@ -104,9 +104,7 @@ class EnvironmentProposal(models.Model):
         blank=True,
         related_name="environment_proposals",
     )
-    status = models.CharField(
-        max_length=10, choices=[(s, s) for s in PROPOSAL_STATUSES], default=PENDING
-    )
+    status = models.CharField(max_length=10, choices=[(s, s) for s in STATUSES], default=PENDING)
     created_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.CharField(max_length=200, blank=True, default="")
@@ -115,7 +113,7 @@ class EnvironmentProposal(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(status__in=PROPOSAL_STATUSES),
+                condition=models.Q(status__in=STATUSES),
                 name="environment_proposal_status_known",
             ),
         ]

@@ -10,15 +10,12 @@ render these; every write goes through environments.services.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.urls import reverse
 
-from core import actor
-from core.display import safe_href
-from core.errors import DomainError
+from core.display import Stamp, safe_href, stamp
 from environments import selectors
 from environments.fields import URL_FIELDS
 from environments.levels import Level
@@ -32,16 +29,29 @@ from environments.page_forms import (
     env_form,
 )
 from environments.secrets import SecretsPolicy
-from environments.services import NeedsConfirmation
-from environments.services._steps import apply_change, environment_policy, test_secrets_allowed
-from environments.services.proposals import parse_change
+from environments.services import (
+    environment_policy,
+    environment_proposal_check,
+    test_secrets_allowed,
+)
 from policy.catalog import CAPABILITIES, SECRET_DETECTOR_IDS
 from policy.merge import Merged
 from policy.page import page_url as policy_url
 from tasks.models import Project
-from tasks.selectors.task_page import Stamp, stamp
+from tasks.proposals import ProposalView, Section, Words, proposal_view
 
-SECTIONS = ("proposals", "stands")
+# What the page calls agents' proposals and the second confirmation (tasks/proposals.py).
+WORDS = Words(
+    prefix="env",
+    verb="raise",
+    title="Proposed by agents",
+    live="stands",
+    tool="environment_propose",
+    none="None pending.",
+    shown="Change proposed in",
+    back="Back to the form",
+    confirm_template="environments/confirm.html",
+)
 
 
 @dataclass(frozen=True)
@@ -101,21 +111,6 @@ class StandPanel:
     open_form: str  # the id of the form a refusal left open in this panel, else ""
 
 
-@dataclass(frozen=True)
-class ProposalView:
-    id: int
-    anchor: str
-    environment: str
-    change: str  # pretty JSON
-    reason: str
-    proposed_by: str
-    when: Stamp | None
-    raises: tuple[str, ...]  # why accepting asks a second time
-    problem: str  # why accepting would be refused now ("" when it would not)
-    accept_url: str
-    reject_url: str
-
-
 def page_url(slug: str) -> str:
     return reverse("environments", args=[slug])
 
@@ -123,7 +118,6 @@ def page_url(slug: str) -> str:
 def urls(slug: str) -> dict[str, str]:
     return {
         "page": page_url(slug),
-        "proposals": reverse("environments_proposals", args=[slug]),
         "stands": reverse("environments_stands", args=[slug]),
         "save": reverse("environment_save", args=[slug]),
         "delete": reverse("environment_delete", args=[slug]),
@@ -158,7 +152,7 @@ def detectors(policy: Merged) -> dict[str, list[str]]:
 
 
 def section(part: str, project: Project) -> dict[str, Any]:
-    """The context of one live section (environments/partials/<part>.html) for its refetch."""
+    """The context of one live section (proposals, stands) for its refetch."""
     found: dict[str, Any] = {"project": project, "urls": urls(project.slug)}
     if part == "proposals":
         found["proposals"] = proposals(project)
@@ -170,44 +164,27 @@ def section(part: str, project: Project) -> dict[str, Any]:
 # --- proposals ----------------------------------------------------------------------------------
 
 
-def proposals(project: Project) -> list[ProposalView]:
+def proposals(project: Project) -> Section:
     """The pending proposals, oldest first, each with what accepting it would do now."""
-    found = []
-    for p in selectors.pending_proposals(project):
-        raises, problem = _would(project, p.change)
-        found.append(
-            ProposalView(
-                id=p.id,
-                anchor=f"env-proposal-{p.id}",
-                environment=str(p.change.get("environment", "")),
-                change=json.dumps(p.change, indent=2, ensure_ascii=False),
-                reason=p.reason,
-                proposed_by=p.proposed_by,
-                when=stamp(p.created_at),
-                raises=raises,
-                problem=problem,
-                accept_url=reverse("environment_proposal_accept", args=[project.slug, p.id]),
-                reject_url=reverse("environment_proposal_reject", args=[project.slug, p.id]),
-            )
+    slug = project.slug
+    pending = tuple(
+        proposal_view(
+            p,
+            anchor=f"env-proposal-{p.id}",
+            subject=str(p.change.get("environment", "")),
+            shown=p.change,
+            would=environment_proposal_check(project=project, change=p.change),
+            accept_url=reverse("environment_proposal_accept", args=[slug, p.id]),
+            reject_url=reverse("environment_proposal_reject", args=[slug, p.id]),
         )
-    return found
+        for p in selectors.pending_proposals(project)
+    )
+    return Section(WORDS, reverse("environments_proposals", args=[slug]), pending)
 
 
 def proposal(project: Project, proposal_id: int) -> ProposalView | None:
     """One pending proposal as the list shows it (the confirmation page of Accept)."""
-    return next((p for p in proposals(project) if p.id == proposal_id), None)
-
-
-def _would(project: Project, change: Any) -> tuple[tuple[str, ...], str]:
-    """(why accepting asks again, why it would be refused): the accept's own steps, unwritten."""
-    try:
-        parsed = parse_change(change)
-        apply_change(project, parsed, actor=actor.OWNER, confirmed=False, write=False)
-    except NeedsConfirmation as exc:
-        return exc.reasons, ""
-    except DomainError as exc:
-        return (), str(exc)
-    return (), ""
+    return next((p for p in proposals(project).pending if p.id == proposal_id), None)
 
 
 # --- the panels ---------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from core.errors import InvalidField, SecretRefused
 from environments import secrets
 from policy import selectors as policy_selectors
 from policy.merge import Merged
+from tasks.extensions import plug_in_once
 from tasks.models import Project
 
 # Which writes hand the door what (docs/policy.md "Which writes the detectors guard" is
@@ -142,6 +143,7 @@ def tokens(text: str) -> Iterator[tuple[str, str]]:
         yield finding.detector, text[finding.start : finding.end]
 
 
+@plug_in_once
 def register() -> None:
     """The database's last line runs the same token scan (idempotent)."""
     no_secrets.register_scan(tokens)

@@ -28,6 +28,7 @@ class StandView:
     entries: tuple[EnvironmentAccess, ...]
     expose_test_secrets: bool
     ignored_layers: tuple[tuple[str, str], ...]
+    policy: Merged  # the environment's effective policy (the guard reads its guard keys)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ def stands_map(project: Project) -> StandsMap:
                 entries=tuple(entries.get(env.pk, ())),
                 expose_test_secrets=bool(merged.get("secrets.expose_test_secrets_to_agents")),
                 ignored_layers=effective.ignored,
+                policy=merged,
             )
         )
     return StandsMap(
@@ -74,6 +76,12 @@ def stands_map(project: Project) -> StandsMap:
         policy=project_effective.merged,
         stands=tuple(views),
     )
+
+
+def guard_stands(project: Project) -> tuple[StandView, ...]:
+    """The stands the PreToolUse guard weighs a call against, each with its effective policy
+    kept: one read of the map per project and event (docs/architecture.md §6)."""
+    return stands_map(project).stands
 
 
 def pending_proposals(project: Project | None = None) -> list[EnvironmentProposal]:

@@ -30,8 +30,10 @@ from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, flash, tokens
 from core.errors import DomainError, NotFound
+from core.responses import refused
 from core.security import current_token, owner_only
 from environments import forms, page, services
+from tasks import proposals
 from tasks.selectors import get_project
 
 BEARER_REFUSAL = (
@@ -39,7 +41,7 @@ BEARER_REFUSAL = (
     "token), not with the Bearer token. Agents propose changes with environment_propose."
 )
 PAGE = "environments/environments.html"
-PARTIALS = {part: f"environments/partials/{part}.html" for part in page.SECTIONS}
+PARTIALS = {"proposals": proposals.SECTION_TEMPLATE, "stands": "environments/partials/stands.html"}
 HIDDEN_SKIP = ("csrf_token", "confirmed", "back")
 
 
@@ -92,20 +94,22 @@ def _confirm(
     shown: str = "",
     back: bool = False,
 ) -> HttpResponse:
-    """The second confirmation: why, and the same form again with confirmed=1."""
-    context = {
-        "reasons": exc.reasons,
-        "action": request.path,
-        "fields": [(k, v) for k, v in request.POST.items() if k not in HIDDEN_SKIP],
-        "title": title,
-        "what": what,
-        "shown": shown,
-        "back": back,
-        "cancel_url": page.page_url(slug),
-        "project": get_project(slug),
-        "project_slug": slug,
-    }
-    return render(request, "environments/confirm.html", context)
+    """The second confirmation: why, and the same form again with confirmed=1; `back` posts
+    it to the same view with back=1, which shows the page with the form refilled."""
+    return proposals.confirm(
+        request,
+        exc,
+        page.WORDS,
+        action=request.path,
+        fields=[(k, v) for k, v in request.POST.items() if k not in HIDDEN_SKIP],
+        title=title,
+        cancel_url=page.page_url(slug),
+        what=what,
+        shown=shown,
+        back=request.path if back else "",
+        project=get_project(slug),
+        project_slug=slug,
+    )
 
 
 def _confirmed(request: HttpRequest) -> bool:
@@ -126,7 +130,7 @@ def environments_part(request: HttpRequest, slug: str, part: str) -> HttpRespons
     try:
         project = get_project(slug)
     except NotFound as exc:
-        return HttpResponse(str(exc) + "\n", status=404, content_type="text/plain; charset=utf-8")
+        return refused(exc)
     # Without the page frame's context processor: no sidebar queries per refresh. The forms
     # inside still need the CSRF token.
     context = {**page.section(part, project), "csrf_token": tokens.csrf_token(current_token())}
@@ -239,7 +243,7 @@ def environment_proposal_accept(request: HttpRequest, slug: str, proposal: int) 
     except services.NeedsConfirmation as exc:
         found = page.proposal(get_project(slug), proposal)
         what = (
-            f"{found.proposed_by} proposed this change of {found.environment}: {found.reason}"
+            f"{found.proposed_by} proposed this change of {found.subject}: {found.reason}"
             if found is not None
             else ""
         )
@@ -249,7 +253,7 @@ def environment_proposal_accept(request: HttpRequest, slug: str, proposal: int) 
             exc,
             title=f"Accept environment proposal #{proposal}?",
             what=what,
-            shown=found.change if found is not None else "",
+            shown=found.shown if found is not None else "",
         )
     except DomainError as exc:
         return _refused(request, slug, exc)

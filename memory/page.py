@@ -18,6 +18,7 @@ from typing import Any
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from core.display import Stamp, stamp
 from core.markdown import render_markdown, render_markdown_anchored
 from memory import search as memory_search
 from memory import sections as memory_sections
@@ -27,7 +28,6 @@ from memory.search_text import SEARCH_QUERY_MAX
 from tasks import selectors as task_selectors
 from tasks.models import Decision, Project
 from tasks.rules import render_rules_md
-from tasks.selectors.task_page import Stamp, stamp
 
 SECTIONS = ("lists",)
 NEW_BLOCK_ANCHOR = "block-new"

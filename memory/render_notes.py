@@ -3,8 +3,12 @@ services returned (memory/services/notes.py), never from a read made before the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memory.models import MemoryNote
-from memory.services.notes import NoteOutcome
+
+if TYPE_CHECKING:  # the services say where a note sits with place(): no import circle
+    from memory.services.notes import NoteOutcome
 
 
 def place(note: MemoryNote) -> str:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, flash, tokens
 from core.errors import DomainError, InvalidField, NotFound
 from core.no_secrets import kept_typed
+from core.responses import fragment, refused
 from core.security import current_token, owner_only
 from memory import page, services
 from tasks.selectors import get_project
@@ -78,9 +78,9 @@ def docs_part(request: HttpRequest, slug: str, part: str) -> HttpResponse:
     try:
         project = get_project(slug)
     except NotFound as exc:
-        return HttpResponse(str(exc) + "\n", status=404, content_type="text/plain; charset=utf-8")
+        return refused(exc)
     context = {**page.section(part, project), "csrf_token": tokens.csrf_token(current_token())}
-    return HttpResponse(render_to_string(PARTIALS[part], context))
+    return fragment(PARTIALS[part], context)
 
 
 def _number(value: str | None) -> int | None:

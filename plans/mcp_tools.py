@@ -5,15 +5,12 @@ hop; a write tool names its service, passes the caller as a CallerRef (resolved 
 service's transaction) and builds its answer from the service's Outcome. Short markdown.
 """
 
-import inspect
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from core.mcp import call_service
+from core.mcp import ToolEntry, add_tools, call_service
 from plans import render_md, selectors, services
 from plans.models import (
     CONFORMANCE_MAX,
@@ -235,7 +232,7 @@ async def plan_accept(
     )
 
 
-_TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+_TOOLS: list[ToolEntry] = [
     (plan_get, READ),
     (plan_set, WRITE),
     (plan_step_update, WRITE),
@@ -245,10 +242,4 @@ _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 def register(server: MCPServer) -> None:
     """Add the plan tools to the MCP server (relaybay_site.mcp_server.build_server)."""
-    for fn, hints in _TOOLS:
-        server.add_tool(
-            fn,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-            annotations=hints,
-            structured_output=False,
-        )
+    add_tools(server, _TOOLS)

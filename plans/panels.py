@@ -16,14 +16,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core import tokens
-from core.display import safe_href
+from core.display import Stamp, safe_href, stamp
 from core.security import current_token
 from plans import selectors
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
 from sessions import selectors as session_selectors
 from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
 from tasks.models import Task
-from tasks.selectors.task_page import Stamp, stamp
 
 PANEL_ID = "plan"
 PANEL_TEMPLATE = "plans/partials/plan_panel.html"

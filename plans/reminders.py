@@ -8,7 +8,7 @@ for a task in dev with neither the §6 hint; then one line on plan_step_update.
 
 When it is sent:
 - SessionStart (a new context): always, after the core's hook session line;
-- the PostToolUse of a todo change (Claude Code's todo tools, sessions.todo_capture):
+- the PostToolUse of a todo change (Claude Code's todo tools, sessions.hooks.todos):
   unless it is the text this session was sent last (never twice in a row);
 - every `plan_reminder_every` PostToolUse events of the exactly linked session since its
   last SessionStart (0 turns this one off): the current text, even when unchanged.
@@ -23,24 +23,23 @@ is harmless: the next todo change may repeat a text once and the periodic count 
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping
-from typing import Any
-
 from django.conf import settings
 
+from core.memo import Memo
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanStep
-from sessions import hook_answer, todo_capture
 from sessions import selectors as session_selectors
-from sessions.hook_answer import HookAnswer, HookCall
+from sessions.hooks import answer as hook_answer
+from sessions.hooks import event as ev
+from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.models import Session
+from tasks.extensions import plug_in_once
 from tasks.models import Task
 from tasks.render_md import one_line
-from tasks.services._taskwrite import dev_hint
+from tasks.services import dev_hint
 
-# Before the owner comments (sessions.comment_delivery.ORDER = 50).
+# Before the owner comments (sessions.hooks.comments.ORDER = 50).
 ORDER = 40
-EVENTS = frozenset({"SessionStart", "PostToolUse"})
+KINDS = frozenset({ev.SESSION_START, ev.POST_TOOL})
 MAX_TASKS = 3
 TITLE_CUT = 120
 DETAILS_CUT = 200
@@ -136,46 +135,34 @@ def fit(lines: list[str], budget: int) -> str:
 
 
 class ReminderState:
-    """The last reminder text sent and the PostToolUse count, per (session id, Claude Code id)."""
+    """The last reminder text sent and the PostToolUse count, per (session id, agent session
+    id): two core.memo.Memo stores, the oldest forgotten past STATE_MAX."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._last: dict[tuple[int, str], str] = {}
-        self._posts: dict[tuple[int, str], int] = {}
+        self._last: Memo[tuple[int, str], str] = Memo(STATE_MAX)
+        self._posts: Memo[tuple[int, str], int] = Memo(STATE_MAX)
 
     def new_context(self, key: tuple[int, str]) -> None:
-        """SessionStart: nothing was sent in this context yet; the count starts again."""
-        with self._lock:
-            self._last.pop(key, None)
-            self._posts.pop(key, None)
+        """SESSION_START: nothing was sent in this context yet; the count starts again."""
+        self._last.pop(key)
+        self._posts.pop(key)
 
     def count_post(self, key: tuple[int, str]) -> int:
-        """Count one PostToolUse; the count so far in this context."""
-        with self._lock:
-            count = self._posts.pop(key, 0) + 1
-            self._posts[key] = count  # re-inserted: the dict's order is oldest first
-            _forget_oldest(self._posts)
+        """Count one POST_TOOL; the count so far in this context."""
+        with self._posts.lock:
+            count = (self._posts.get(key) or 0) + 1
+            self._posts.set(key, count)
             return count
 
     def last(self, key: tuple[int, str]) -> str | None:
-        with self._lock:
-            return self._last.get(key)
+        return self._last.get(key)
 
     def sent(self, key: tuple[int, str], text: str) -> None:
-        with self._lock:
-            self._last.pop(key, None)
-            self._last[key] = text
-            _forget_oldest(self._last)
+        self._last.set(key, text)
 
     def clear(self) -> None:
-        with self._lock:
-            self._last.clear()
-            self._posts.clear()
-
-
-def _forget_oldest(table: dict[Any, Any]) -> None:
-    while len(table) > STATE_MAX:
-        del table[next(iter(table))]
+        self._last.clear()
+        self._posts.clear()
 
 
 state = ReminderState()
@@ -184,13 +171,13 @@ state = ReminderState()
 # --- the hook seam ---------------------------------------------------------------------------
 
 
-def is_todo_change(payload: Mapping[str, Any]) -> bool:
-    """A PostToolUse of Claude Code's todo tools (the calls sessions.todo_capture stores).
+def is_todo_change(call: HookCall) -> bool:
+    """A POST_TOOL of the agent's own todo tool (the calls sessions.hooks.todos stores).
 
     The hook core does not say whether the call changed the stored list; a call that changed
     nothing gives the text sent last, which is not sent twice in a row anyway.
     """
-    return payload.get("tool_name") in todo_capture.TODO_TOOLS
+    return call.event.todo is not None
 
 
 def _periodic(count: int) -> bool:
@@ -199,17 +186,17 @@ def _periodic(count: int) -> bool:
 
 
 def remind(call: HookCall, answer: HookAnswer) -> None:
-    """SessionStart and PostToolUse: the plan reminder when one is due (see the module)."""
+    """SESSION_START and POST_TOOL: the plan reminder when one is due (see the module)."""
     session = call.session
     if not call.exact or session is None:
         return
-    key = (session.pk, call.cc_session_id)
-    if call.event == "SessionStart":
+    key = (session.pk, call.agent_session_id)
+    if call.kind == ev.SESSION_START:
         state.new_context(key)
         repeat = True
     else:
         periodic = _periodic(state.count_post(key))
-        if not periodic and not is_todo_change(call.payload):
+        if not periodic and not is_todo_change(call):
             return
         repeat = periodic
     text = fit(reminder_lines(session, call.bound_tasks), answer.budget_left)
@@ -219,6 +206,7 @@ def remind(call: HookCall, answer: HookAnswer) -> None:
     state.sent(key, text)
 
 
+@plug_in_once
 def register() -> None:
     """Plug into the hook answers (idempotent: the registry skips a provider it holds)."""
-    hook_answer.register_context_provider(ORDER, EVENTS, remind)
+    hook_answer.register_context_provider(ORDER, KINDS, remind)

@@ -1,8 +1,9 @@
 """The one write path of plans (§1 Plan and checkpoints): plan_set, plan_step_update, plan_accept.
 
-Each public service is one `transaction.atomic()`: it validates, writes the steps, writes the
-plan status on the task (a private helper: the three plan columns plus the version, nothing
-else of the task), adds a PlanRevision with the whole plan and appends its event. A write that
+Each public service is one durable `transaction.atomic()`: it validates, writes the steps,
+writes the plan status on the task (through the tasks app's write path,
+tasks.services.plan_status_step: the three plan columns plus the version, nothing else of
+the task), adds a PlanRevision with the whole plan and appends its event. A write that
 changes nothing is not kept: no revision, no event, a "Nothing changed" note.
 """
 
@@ -16,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import Forbidden, InvalidField, NotFound, VersionConflict
+from core.rows import StaleRow
 from plans import selectors
 from plans.fields import (
     CLEAR,
@@ -35,7 +37,7 @@ from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in, refuse_secrets
 from tasks.models import Task
 from tasks.selectors import get_task
-from tasks.services import Outcome
+from tasks.services import Outcome, plan_status_step
 from tasks.steps import step_number
 
 # --- private steps shared by the services --------------------------------------------------
@@ -76,32 +78,17 @@ def _write_plan_status(
     task: Task, status: str, accepted_at: datetime | None, accepted_by: str, now: datetime
 ) -> None:
     """The task's plan columns and version, conditional like every task write (§3)."""
-    if (task.plan_status, task.plan_accepted_at, task.plan_accepted_by) == (
-        status,
-        accepted_at,
-        accepted_by,
-    ):
-        return
     old = task.version
-    rows = Task.objects.filter(pk=task.pk, version=old).update(
-        plan_status=status,
-        plan_accepted_at=accepted_at,
-        plan_accepted_by=accepted_by,
-        version=old + 1,
-        updated_at=now,
-    )
-    if rows != 1:
+    try:
+        plan_status_step(
+            task, status=status, accepted_at=accepted_at, accepted_by=accepted_by, now=now
+        )
+    except StaleRow:
         raise VersionConflict(
             f"Another write changed {task.key} at the same moment. Read the plan again "
             "(plan_get) and write again.",
             current_version=old,
-        )
-    task.plan_status, task.plan_accepted_at, task.plan_accepted_by = (
-        status,
-        accepted_at,
-        accepted_by,
-    )
-    task.version, task.updated_at = old + 1, now
+        ) from None
 
 
 def _load(key: str) -> Task:
@@ -168,7 +155,7 @@ def plan_set(
     Raises NotFound (task), InvalidField (steps, reason).
     """
     new = clean_steps(steps)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = _load(key)
         refuse_secrets(task.project, texts={"steps": steps, "reason": reason})
         who = caller_in(actor, task=task)
@@ -307,7 +294,7 @@ def plan_step_update(
         conformance=conformance,
         details=clean_details(details, 0) if details is not None else None,
     )
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = _load(key)
         refuse_secrets(
             task.project,
@@ -364,7 +351,7 @@ def plan_accept(*, key: str, actor: Actor) -> Outcome[Task]:
     accepted it). Event plan.accepted {by}. Raises NotFound (task), InvalidField (no plan),
     Forbidden (the bound session).
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = _load(key)
         who = caller_in(actor, task=task)
         steps = selectors.plan_steps(task)

@@ -11,12 +11,12 @@ form post a 303 to the task page.
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core import actor
 from core.errors import DomainError, NotFound
+from core.responses import fragment, refused
 from core.security import owner_only
 from plans import panels, services
 from tasks.models import Task
@@ -29,13 +29,7 @@ BEARER_REFUSAL = (
 
 
 def _panel(task: Task, error: str = "") -> HttpResponse:
-    # A fragment: no page frame, no sidebar queries.
-    html = render_to_string(panels.PANEL_TEMPLATE, panels.panel_context(task, error))
-    return HttpResponse(html)
-
-
-def _text(message: str, status: int) -> HttpResponse:
-    return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
+    return fragment(panels.PANEL_TEMPLATE, panels.panel_context(task, error))
 
 
 @require_POST
@@ -45,12 +39,12 @@ def plan_accept(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
-        return _text(str(exc), 404)
+        return refused(exc)
     try:
         outcome = services.plan_accept(key=task.key, actor=actor.OWNER)
     except DomainError as exc:
         if not request.htmx:
-            return _text(str(exc), 404 if isinstance(exc, NotFound) else 400)
+            return refused(exc)
         # htmx swaps only 2xx answers: the fresh panel says why.
         return _panel(task, str(exc))
     if not request.htmx:

@@ -7,14 +7,13 @@ There is no tool that changes a policy: only the owner does, on Settings → Pol
 
 from __future__ import annotations
 
-import inspect
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import BeforeValidator, Field
 
 from core.errors import InvalidField
-from core.mcp import call_service
+from core.mcp import add_tools, call_service
 from policy import render_md, selectors, services
 from tasks.extensions import CallerRef
 from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, json_text_object
@@ -104,10 +103,4 @@ _TOOLS = [(policy_get, READ), (policy_propose, WRITE)]
 
 def register(server: MCPServer) -> None:
     """Add the policy tools to the MCP server (relaybay_site.mcp_server.build_server)."""
-    for fn, hints in _TOOLS:
-        server.add_tool(
-            fn,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-            annotations=hints,
-            structured_output=False,
-        )
+    add_tools(server, _TOOLS)

@@ -9,9 +9,8 @@ from __future__ import annotations
 from django.db import models
 
 from tasks.models import Project
+from tasks.proposals import PENDING, STATUSES
 
-PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
-STATUSES = (PENDING, ACCEPTED, REJECTED)
 REASON_MAX = 1000
 SCOPE_MAX = 160
 
@@ -51,7 +50,8 @@ class PolicyLayer(models.Model):
 
 
 class PolicyProposal(models.Model):
-    """An agent's merge patch for one scope; it changes nothing until the owner accepts."""
+    """An agent's merge patch for one scope; it changes nothing until the owner accepts (the
+    statuses and their mechanics: tasks/proposals.py)."""
 
     scope = models.CharField(max_length=SCOPE_MAX)  # global, <project>, <project>/<environment>
     project = models.ForeignKey(

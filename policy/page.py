@@ -15,15 +15,29 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
+from core.display import Stamp, stamp
 from core.errors import NotFound
 from policy import global_file, seams, selectors, validate
 from policy.merge import Merged, merge_patch, show
 from policy.models import PolicyProposal
 from policy.presets import PRESETS, SUMMARY
 from policy.selectors import GLOBAL, Scope
-from tasks.selectors.task_page import Stamp, stamp
+from tasks.proposals import ProposalView, Section, Words, proposal_view
 
 SUMMARY_LABELS = ("Levels", "Guard", "Secrets")
+# What the page calls agents' proposals and the second confirmation (tasks/proposals.py).
+WORDS = Words(
+    prefix="policy",
+    verb="widen",
+    title="Pending proposals",
+    live="policy_proposals",
+    tool="policy_propose",
+    none="No pending proposals.",
+    shown="Merge patch of proposal",
+    back="Back to the editor",
+    confirm_template="policy/confirm.html",
+    calm="does not widen live",
+)
 
 
 @dataclass(frozen=True)
@@ -54,22 +68,6 @@ class Preview:
     widens: tuple[str, ...]
     changes: int
     removes_layer: bool
-
-
-@dataclass(frozen=True)
-class ProposalView:
-    id: int
-    scope: str
-    scope_url: str
-    reason: str
-    proposed_by: str
-    when: Stamp | None
-    patch: str  # pretty JSON
-    widens: tuple[str, ...]
-    problem: str  # why accepting would be refused now ("" when it would not)
-    reopened: str  # why it went back to pending ("" when it never did)
-    accept_url: str
-    reject_url: str
 
 
 @dataclass(frozen=True)
@@ -135,7 +133,7 @@ def context(
         "scope_error": scope_error,
         "global_error": current.error,
         "global_path": str(current.path),
-        "proposals": proposals(),
+        "proposals": proposals(name),
         "presets": presets(),
         "scopes": scope_options(name),
         "effective": effective_view(scope) if scope is not None else None,
@@ -146,15 +144,12 @@ def context(
     }
 
 
-SECTIONS = ("proposals", "effective", "layers")
-
-
 def section(part: str, scope_name: str) -> dict[str, Any]:
-    """The context of one live section (policy/partials/<part>.html) for its refetch."""
+    """The context of one live section (proposals, effective, layers) for its refetch."""
     scope, name, scope_error = _resolve(scope_name)
     found: dict[str, Any] = {"scope_name": name, "scope_error": scope_error, "urls": urls(name)}
     if part == "proposals":
-        found["proposals"] = proposals()
+        found["proposals"] = proposals(name)
     elif part == "effective":
         found["effective"] = effective_view(scope) if scope is not None else None
     else:
@@ -180,7 +175,6 @@ def urls(scope_name: str) -> dict[str, str]:
         "preset": reverse("policy_preset"),
         "validate": reverse("policy_validate") + "#policy-editor",
         "save": reverse("policy_save"),
-        "proposals": reverse("policy_proposals") + query,
         "effective": reverse("policy_effective") + query,
         "layers": reverse("policy_layers") + query,
     }
@@ -189,33 +183,33 @@ def urls(scope_name: str) -> dict[str, str]:
 # --- the sections --------------------------------------------------------------------------
 
 
-def proposals() -> list[ProposalView]:
-    """The pending proposals, oldest first, each with what accepting it would do now."""
-    found = []
-    for p in selectors.pending_proposals():
-        widens, problem = _would(p)
-        found.append(
-            ProposalView(
-                id=p.id,
-                scope=p.scope,
-                scope_url=page_url(p.scope),
-                reason=p.reason,
-                proposed_by=p.proposed_by,
-                when=stamp(p.created_at),
-                patch=pretty(p.patch),
-                widens=widens,
-                problem=problem,
-                reopened=p.error,
-                accept_url=reverse("policy_proposal_accept", args=[p.id]),
-                reject_url=reverse("policy_proposal_reject", args=[p.id]),
-            )
-        )
-    return found
+def proposals(scope_name: str) -> Section:
+    """The pending proposals of every scope, oldest first, each with what accepting it would
+    do now; a decision posts the scope shown back, so the page comes back to it."""
+    url = reverse("policy_proposals") + "?" + urlencode({"scope": scope_name})
+    return Section(WORDS, url, _pending(), fields=(("scope", scope_name),))
 
 
 def proposal(proposal_id: int) -> ProposalView | None:
     """One pending proposal as the list shows it (the confirmation page of Accept)."""
-    return next((p for p in proposals() if p.id == proposal_id), None)
+    return next((p for p in _pending() if p.id == proposal_id), None)
+
+
+def _pending() -> tuple[ProposalView, ...]:
+    return tuple(
+        proposal_view(
+            p,
+            anchor=f"proposal-{p.id}",
+            subject=p.scope,
+            subject_url=page_url(p.scope),
+            shown=p.patch,
+            would=_would(p),
+            reopened=p.error,
+            accept_url=reverse("policy_proposal_accept", args=[p.id]),
+            reject_url=reverse("policy_proposal_reject", args=[p.id]),
+        )
+        for p in selectors.pending_proposals()
+    )
 
 
 def _would(p: PolicyProposal) -> tuple[tuple[str, ...], str]:

@@ -4,7 +4,9 @@ Each service validates, writes and records its events in one transaction (docs/a
 §1). The global layer is the file policy.json: it is written after that transaction
 commits, atomically; when the write fails an accepted proposal goes back to pending
 (policy.proposal_reopened) and the error names the file (§7). A change that widens agents'
-access on live raises NeedsConfirmation until the owner confirms it (policy/widen.py).
+access on live raises NeedsConfirmation until the owner confirms it (policy/widen.py). What
+every proposal shares (pending, decided once, reopened, the second confirmation) is
+tasks/proposals.py; here is only what a policy change means.
 """
 
 from __future__ import annotations
@@ -15,34 +17,26 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from core.errors import DomainError, InvalidField, NotFound
+from core.errors import InvalidField
 from policy import global_file, seams, selectors, validate
 from policy.merge import merge_patch
-from policy.models import ACCEPTED, PENDING, REASON_MAX, REJECTED, PolicyLayer, PolicyProposal
+from policy.models import REASON_MAX, PolicyLayer, PolicyProposal
 from policy.presets import PRESETS
 from policy.selectors import GLOBAL, Scope
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
 from tasks.fields import clean_text
+from tasks.proposals import ACCEPTED, REJECTED, NeedsConfirmation, confirm_note
+from tasks.proposals import AlreadyDecided as AlreadyDecided  # re-exported for the adapters
 from tasks.services import Outcome
+from tasks.services.proposals import (
+    proposal_decide_step,
+    proposal_pending_step,
+    proposal_reopen_step,
+)
 
-
-class NeedsConfirmation(DomainError):
-    """The change widens agents' access on live; `widens` says how. Nothing changed."""
-
-    status = 409
-
-    def __init__(self, widens: tuple[str, ...]) -> None:
-        self.widens = widens
-        super().__init__(
-            "This change widens agents' access on live: "
-            + "; ".join(widens)
-            + ". Confirm it to save."
-        )
-
-
-class AlreadyDecided(DomainError):
-    status = 409
+LABEL = "policy proposal"
+VERB = "widens"  # what a change does to agents' access on live, in its messages
 
 
 @dataclass(frozen=True)
@@ -71,7 +65,7 @@ def policy_propose(*, scope: str, patch: Any, reason: str, actor: Actor) -> Outc
             'patch must be a non-empty JSON object merged into the layer, e.g. {"guard": '
             '{"mode": "block"}} (null removes a key). policy_get shows the current values.',
         )
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         who = caller_in(actor)
         target = selectors.resolve_scope(scope)
         # §9.9: every string of the patch, keys too, under the scope's policy as it is now
@@ -94,7 +88,8 @@ def policy_propose(*, scope: str, patch: Any, reason: str, actor: Actor) -> Outc
             actor=who.name,
             payload=_payload(proposal, reason=why, widens=list(widens)),
         )
-    return Outcome(obj=proposal, created=True, notes=_widen_note(widens), caller_notes=who.notes)
+    notes = confirm_note(widens, verb=VERB)
+    return Outcome(obj=proposal, created=True, notes=notes, caller_notes=who.notes)
 
 
 # --- the owner ------------------------------------------------------------------------------------
@@ -109,7 +104,7 @@ def policy_proposal_accept(
     when the result no longer validates, PolicyFileError when policy.json is broken (not
     overwritten) or cannot be written (the proposal is pending again).
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = _pending(proposal)
         target = _scope_of(found)
         if target.kind == GLOBAL:
@@ -117,12 +112,11 @@ def policy_proposal_accept(
         body = _patched(target, found.patch, label=f"proposal #{found.id} for {target.label()}")
         widens = _widens(target, body)
         if widens and not confirmed:
-            raise NeedsConfirmation(widens)
+            raise NeedsConfirmation(widens, verb=VERB)
         _store(target, body, actor=actor)
-        found.status, found.decided_at, found.decided_by = ACCEPTED, timezone.now(), actor
-        found.result, found.error = body, ""
-        found.file_pending = target.kind == GLOBAL
-        found.save()
+        proposal_decide_step(
+            found, ACCEPTED, actor=actor, result=body, error="", file_pending=target.kind == GLOBAL
+        )
         payload = _payload(found, widens=list(widens))
         record_event(EventKind.POLICY_UPDATED, project=target.project, actor=actor, payload=payload)
         record_event(
@@ -135,10 +129,9 @@ def policy_proposal_accept(
 
 def policy_proposal_reject(*, proposal: int, actor: str) -> Outcome[PolicyProposal]:
     """Decide a pending proposal as rejected (policy.proposal_rejected); nothing else changes."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = _pending(proposal)
-        found.status, found.decided_at, found.decided_by = REJECTED, timezone.now(), actor
-        found.save()
+        proposal_decide_step(found, REJECTED, actor=actor)
         record_event(
             EventKind.POLICY_PROPOSAL_REJECTED,
             project=found.project,
@@ -196,7 +189,7 @@ def policy_reopen_unwritten(*, actor: str = "relaybay") -> int:
 def _save(
     target: Scope, body: dict[str, Any] | None, *, actor: str, confirmed: bool, via: str
 ) -> Outcome[Saved]:
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         current = _current_body(target)
         broken = target.kind == GLOBAL and global_file.state().error  # the editor replaces it
         if not broken and (body or {}) == current and (body is not None or target.kind == GLOBAL):
@@ -206,7 +199,7 @@ def _save(
             return Outcome(obj=Saved(target), notes=("Nothing changed: there is no layer.",))
         widens = _widens(target, body or {})
         if widens and not confirmed:
-            raise NeedsConfirmation(widens)
+            raise NeedsConfirmation(widens, verb=VERB)
         _store(target, body, actor=actor)
         record_event(
             EventKind.POLICY_UPDATED,
@@ -247,11 +240,8 @@ def _write_accepted(found: PolicyProposal, body: dict[str, Any], *, actor: str) 
 
 
 def _reopen(found: PolicyProposal, error: str, *, actor: str) -> None:
-    with transaction.atomic():
-        PolicyProposal.objects.filter(id=found.id).update(
-            status=PENDING, decided_at=None, decided_by="", file_pending=False, error=error
-        )
-        found.refresh_from_db()
+    with transaction.atomic(durable=True):
+        proposal_reopen_step(found, file_pending=False, error=error)
         record_event(
             EventKind.POLICY_PROPOSAL_REOPENED,
             project=found.project,
@@ -261,18 +251,8 @@ def _reopen(found: PolicyProposal, error: str, *, actor: str) -> None:
 
 
 def _pending(proposal: int) -> PolicyProposal:
-    found = (
-        PolicyProposal.objects.select_related("project", "environment").filter(id=proposal).first()
-    )
-    if found is None:
-        raise NotFound(f"Unknown policy proposal #{proposal}.")
-    if found.status != PENDING:
-        who = f" by {found.decided_by}" if found.decided_by else ""
-        raise AlreadyDecided(
-            f"Policy proposal #{found.id} was already {found.status}{who}; a decided proposal "
-            "cannot be decided again."
-        )
-    return found
+    rows = PolicyProposal.objects.select_related("project", "environment")
+    return proposal_pending_step(rows, proposal, label=LABEL)
 
 
 def _scope_of(found: PolicyProposal) -> Scope:
@@ -304,15 +284,6 @@ def _refuse_broken_file(verb: str) -> None:
 
 def _payload(found: PolicyProposal, **extra: Any) -> dict[str, Any]:
     return {"proposal": found.id, "scope": found.scope, **extra}
-
-
-def _widen_note(widens: tuple[str, ...]) -> tuple[str, ...]:
-    if not widens:
-        return ()
-    return (
-        "It widens agents' access on live (" + "; ".join(widens) + "), so the owner confirms "
-        "it a second time when accepting.",
-    )
 
 
 def _scope_words(target: Scope) -> str:

@@ -33,12 +33,17 @@ from core.no_secrets import kept_typed
 from core.security import owner_only
 from policy import global_file, page, services
 from policy.validate import PolicyInvalid
+from tasks import proposals
 
 BEARER_REFUSAL = (
     "Refused: Settings → Policy acts only for a signed-in browser (board cookie and CSRF "
     "token), not with the Bearer token. Agents propose changes with policy_propose."
 )
-PARTIALS = {part: f"policy/partials/{part}.html" for part in page.SECTIONS}
+PARTIALS = {
+    "proposals": proposals.SECTION_TEMPLATE,
+    "effective": "policy/partials/effective.html",
+    "layers": "policy/partials/layers.html",
+}
 
 
 def _lines(exc: DomainError) -> list[str]:
@@ -85,17 +90,18 @@ def _confirm(
     back: str = "",
 ) -> HttpResponse:
     """The second confirmation: what widens, and the same form again with confirmed=1."""
-    context = {
-        "widens": exc.widens,
-        "action": action,
-        "fields": sorted(fields.items()),
-        "title": title,
-        "what": what,
-        "shown": shown,
-        "back": back,
-        "cancel_url": page.page_url(fields.get("scope", "")),
-    }
-    return render(request, "policy/confirm.html", context)
+    return proposals.confirm(
+        request,
+        exc,
+        page.WORDS,
+        action=action,
+        fields=sorted(fields.items()),
+        title=title,
+        cancel_url=page.page_url(fields.get("scope", "")),
+        what=what,
+        shown=shown,
+        back=back,
+    )
 
 
 def _confirmed(request: HttpRequest) -> bool:
@@ -214,11 +220,11 @@ def policy_proposal_accept(request: HttpRequest, proposal: int) -> HttpResponse:
             action=reverse("policy_proposal_accept", args=[proposal]),
             fields={"scope": scope},
             title=f"Accept policy proposal #{proposal}?",
-            what=f"{found.proposed_by} proposed this change of the {found.scope} policy: "
+            what=f"{found.proposed_by} proposed this change of the {found.subject} policy: "
             f"{found.reason}"
             if found
             else "",
-            shown=found.patch if found else "",
+            shown=found.shown if found else "",
         )
     except DomainError as exc:
         return _page(request, scope, refusal=exc, status=exc.status)

@@ -4,7 +4,7 @@ wake-up wait or Django.
 Daphne sends no lifespan, and the MCP SDK's session manager must run before the first
 /mcp request, so the manager is started lazily (once, behind a lock) and stopped by the
 shutdown trigger `relaybay serve` registers (or by lifespan under uvicorn in tests). The
-first request also starts the minute's signal sweep (sessions/sweep.py), cancelled at
+first request also starts the minute's signal sweep (sessions/hooks/sweep.py), cancelled at
 shutdown. Every response, whoever produced it, leaves with the §9.7 headers.
 """
 
@@ -29,12 +29,14 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 from core import heap, live, security  # noqa: E402
 from core.mcp import transport_security  # noqa: E402
+from core.responses import PLAIN_TEXT  # noqa: E402
 from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site.mcp_server import build_server  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
-from sessions import hooks, wake  # noqa: E402
-from sessions import sweep as signal_sweep  # noqa: E402
-from sessions.activity import flush_pending_activity  # noqa: E402
+from sessions.hooks import sweep as signal_sweep  # noqa: E402
+from sessions.hooks import wake  # noqa: E402
+from sessions.hooks.activity import flush_pending_activity  # noqa: E402
+from sessions.hooks.routes import ROUTES as HOOK_ROUTES  # noqa: E402
 
 Scope = dict[str, Any]
 log = logging.getLogger("relaybay.server")
@@ -45,7 +47,7 @@ _sweep = sync_to_async(signal_sweep.sweep, thread_sensitive=True)
 async def _plain(send: Any, status: int, text: str, extra: list | None = None) -> None:
     body = (text + "\n").encode()
     headers = [
-        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-type", PLAIN_TEXT.encode()),
         (b"content-length", str(len(body)).encode()),
         *(extra or []),
     ]
@@ -88,7 +90,7 @@ def _with_security_headers(send: Any) -> Any:
 
 
 async def _sweep_forever() -> None:
-    """Once a minute, the signals that become true with time alone (sessions/sweep.py)."""
+    """Once a minute, the signals that become true with time alone (sessions/hooks/sweep.py)."""
     while True:
         await asyncio.sleep(signal_sweep.SWEEP_SECONDS)
         try:
@@ -155,11 +157,12 @@ class RelaybayApp:
             await self._ensure_manager()
             await self.mcp_app(scope, receive, send)
             return
-        if path == wake.WAIT_PATH:  # held up to 25 min: raw ASGI, no thread (sessions/wake.py)
+        if path == wake.WAIT_PATH:  # held up to 25 min: raw ASGI, no thread (hooks/wake.py)
             await wake.app(scope, receive, send)
             return
-        if path == hooks.HOOK_PATH:  # raw ASGI on the shared sync thread (sessions/asgi_io.py)
-            await hooks.app(scope, receive, send)
+        hook = HOOK_ROUTES.get(path)
+        if hook is not None:  # raw ASGI on the shared sync thread (sessions/hooks/asgi_io.py)
+            await hook(scope, receive, send)
             return
         await self.django(scope, receive, send)
 

@@ -4,10 +4,13 @@ superseded) and a block, so a newcomer sees the page full and memory_search find
 
 Written through the memory and tasks services, as agents and the board write them, so every
 row has its event and its line in the search index; `relaybay_site.demo.seed` calls `seed`
-after the tasks, whose reports the decisions cite.
+after the tasks, whose reports the decisions cite. The documents, notes and block are tables
+walked in order; the two decisions stay code, since the newer one cites a report by its id.
 """
 
 from __future__ import annotations
+
+from core.actor import OWNER
 
 ARCHITECTURE = """# Acme Shop architecture
 
@@ -47,46 +50,111 @@ BLOCK = """- Commit messages in English, imperative mood.
 """
 
 
-def seed(owner: str) -> None:
+DOCUMENTS = (
+    {
+        "name": "architecture",
+        "title": "Acme Shop architecture",
+        "kind": "design",
+        "text": ARCHITECTURE,
+        "base_version": 0,
+        "actor": "shop-agent",
+        "reason": "What I learned reading the code for the gift cards task.",
+    },
+    {
+        "name": "architecture",
+        "section": "deployment",
+        "text": DEPLOYMENT_SECTION,
+        "base_version": 1,
+        "actor": "cart-agent",
+        "reason": "The test stand is now restored nightly, so deploys moved to 03:00 UTC.",
+    },
+    {
+        "name": "release-runbook",
+        "title": "Releasing to live",
+        "kind": "runbook",
+        "text": RUNBOOK,
+        "base_version": 0,
+        "actor": OWNER,
+    },
+)
+PREVIOUS = "{the note before}"  # a target seed fills in: the id of the note added before
+NOTES = (
+    {
+        "scope": "project",
+        "project": "acme-shop",
+        "kind": "project",
+        "title": "Prices are stored in cents",
+        "body": "Every amount in the shop is an integer number of cents. Convert at the edges "
+        "(templates, provider adapters), never in the models.",
+        "tags": "money, checkout",
+        "op": "add",
+        "actor": "cart-agent",
+    },
+    {
+        "scope": "global",
+        "kind": "feedback",
+        "title": "Ask before running database migrations",
+        "body": "The owner wants to be asked before any migrate command.",
+        "op": "add",
+        "actor": "shop-agent",
+    },
+    {
+        "scope": "global",
+        "kind": "feedback",
+        "title": "Database migrations need the owner's yes on test and live",
+        "body": "Local migrations are fine; on test and live ask first and say what the "
+        "migration changes. Why: a migration on test once dropped a column a demo relied on.",
+        "tags": "database, owner",
+        "op": "supersede",
+        "target": PREVIOUS,
+        "actor": "shop-agent",
+    },
+    {
+        "scope": "role",
+        "role": "coordinator",
+        "kind": "user",
+        "title": "The owner reviews boards in the morning",
+        "body": "Put questions for the owner in waiting_on before 09:00 UTC; answers come "
+        "in one batch.",
+        "op": "add",
+        "actor": OWNER,
+    },
+)
+CONVENTIONS = {
+    "label": "conventions",
+    "description": "House rules every agent on the shop follows.",
+    "body": BLOCK,
+    "char_limit": 1000,
+    "base_version": 0,
+    "actor": OWNER,
+    "as_owner": True,
+}
+
+
+def seed() -> None:
     """Through the services, as doc_update, decision_add, memory_add and block_set write them."""
     from memory.services import block_set, doc_update, memory_add
+
+    for document in DOCUMENTS:
+        doc_update(project="acme-shop", **document)
+    _decisions()
+    previous = None
+    for note in NOTES:
+        fields = {k: previous if v == PREVIOUS else v for k, v in note.items()}
+        previous = memory_add(**fields).obj.id
+    block_set(project="acme-shop", **CONVENTIONS)
+
+
+def _decisions() -> None:
+    """A decision superseded by a newer one that cites the report comparing providers."""
     from tasks.models import Report
     from tasks.services import decision_add
-
-    doc_update(
-        project="acme-shop",
-        name="architecture",
-        title="Acme Shop architecture",
-        kind="design",
-        text=ARCHITECTURE,
-        base_version=0,
-        actor="shop-agent",
-        reason="What I learned reading the code for the gift cards task.",
-    )
-    doc_update(
-        project="acme-shop",
-        name="architecture",
-        section="deployment",
-        text=DEPLOYMENT_SECTION,
-        base_version=1,
-        actor="cart-agent",
-        reason="The test stand is now restored nightly, so deploys moved to 03:00 UTC.",
-    )
-    doc_update(
-        project="acme-shop",
-        name="release-runbook",
-        title="Releasing to live",
-        kind="runbook",
-        text=RUNBOOK,
-        base_version=0,
-        actor=owner,
-    )
 
     first = decision_add(
         project="acme-shop",
         text="Deploy to test from CI on every merge to main.",
         decided_by="owner",
-        actor=owner,
+        actor=OWNER,
     ).obj
     compared = Report.objects.filter(task__project__slug="acme-shop", body__contains="Giftly")
     source = f"report:{compared.first().id}" if compared.exists() else None
@@ -98,57 +166,5 @@ def seed(owner: str) -> None:
         supersedes=first.id,
         source=source,
         source_text="Measured while comparing gift card providers" if source else None,
-        actor=owner,
-    )
-
-    memory_add(
-        scope="project",
-        project="acme-shop",
-        kind="project",
-        title="Prices are stored in cents",
-        body="Every amount in the shop is an integer number of cents. Convert at the edges "
-        "(templates, provider adapters), never in the models.",
-        tags="money, checkout",
-        op="add",
-        actor="cart-agent",
-    )
-    old = memory_add(
-        scope="global",
-        kind="feedback",
-        title="Ask before running database migrations",
-        body="The owner wants to be asked before any migrate command.",
-        op="add",
-        actor="shop-agent",
-    ).obj
-    memory_add(
-        scope="global",
-        kind="feedback",
-        title="Database migrations need the owner's yes on test and live",
-        body="Local migrations are fine; on test and live ask first and say what the "
-        "migration changes. Why: a migration on test once dropped a column a demo relied on.",
-        tags="database, owner",
-        op="supersede",
-        target=old.id,
-        actor="shop-agent",
-    )
-    memory_add(
-        scope="role",
-        role="coordinator",
-        kind="user",
-        title="The owner reviews boards in the morning",
-        body="Put questions for the owner in waiting_on before 09:00 UTC; answers come "
-        "in one batch.",
-        op="add",
-        actor=owner,
-    )
-
-    block_set(
-        project="acme-shop",
-        label="conventions",
-        description="House rules every agent on the shop follows.",
-        body=BLOCK,
-        char_limit=1000,
-        base_version=0,
-        actor=owner,
-        as_owner=True,
+        actor=OWNER,
     )

@@ -23,6 +23,7 @@ from daphne.http_protocol import HTTPFactory, WebRequest
 from twisted.web import http
 
 from core.display import size_text
+from core.responses import PLAIN_TEXT
 from core.security import SECURITY_HEADERS
 
 KB = 1024
@@ -64,7 +65,7 @@ def raw_response(status: int, reason: str, text: str = "") -> bytes:
     body = (text + "\n").encode() if text else b""
     lines = [f"HTTP/1.1 {status} {reason}".encode(), b"Connection: close"]
     if status != 204:
-        lines += [b"Content-Type: text/plain; charset=utf-8", b"Content-Length: %d" % len(body)]
+        lines += [b"Content-Type: " + PLAIN_TEXT.encode(), b"Content-Length: %d" % len(body)]
     lines += [name.title() + b": " + value for name, value in SECURITY_HEADERS]
     return b"\r\n".join(lines) + b"\r\n\r\n" + (body if status != 204 else b"")
 

@@ -27,6 +27,7 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from core import flash, tokens
+from core.responses import plain
 from core.security import current_token, owner_only
 from relaybay_site.settings_pages import settings_sections
 from relaybay_site.setup import checks, detect, document
@@ -241,7 +242,7 @@ async def integrations_plan(request: HttpRequest) -> HttpResponse:
     raw = request.GET.get("mode")
     mode = _mode_of(raw)
     if mode is None:
-        return HttpResponse(_unknown_mode(raw), status=400, content_type="text/plain")
+        return plain(_unknown_mode(raw), 400)
     claude = await asyncio.to_thread(detect.detect_claude)
     state = await asyncio.to_thread(_state, mode, claude)
     return await sync_to_async(render)(

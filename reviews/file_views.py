@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
-from reviews.attachments import file_path
 from reviews.models import Attachment
+from reviews.storage import file_path
 
 
 @require_GET

@@ -3,20 +3,17 @@ attachment_caption.
 
 Same shape as reviews.mcp_tools: each tool is `async def` and makes exactly one
 `call_service` hop to the service it names, answering from the service's Outcome. The
-file checks and storage live in reviews.files and reviews.attachments; removing a
+file checks and storage live in reviews.files and reviews.storage; removing a
 screenshot is the owner's, on the board.
 """
 
-import inspect
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
 from core.display import size_text
-from core.mcp import call_service
+from core.mcp import ToolEntry, add_tools, call_service
 from reviews import files, services
 from reviews.models import CAPTION_MAX, Attachment
 from tasks.extensions import CallerRef
@@ -157,7 +154,7 @@ async def attachment_caption(
     )
 
 
-_TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+_TOOLS: list[ToolEntry] = [
     (attach_file, WRITE),
     (attachment_caption, WRITE),
 ]
@@ -165,10 +162,4 @@ _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 def register(server: MCPServer) -> None:
     """Add the screenshot tools to the MCP server (called by reviews.mcp_tools.register)."""
-    for fn, hints in _TOOLS:
-        server.add_tool(
-            fn,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-            annotations=hints,
-            structured_output=False,
-        )
+    add_tools(server, _TOOLS)

@@ -8,15 +8,12 @@ Agents write and fix the checklist; only the owner accepts or rejects, on the bo
 (reviews.services.review_step_decide has no tool).
 """
 
-import inspect
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from core.mcp import call_service
+from core.mcp import ToolEntry, add_tools, call_service
 from reviews import mcp_files, render_md, selectors, services
 from reviews.models import DETAILS_MAX, TITLE_MAX, ReviewStep
 from tasks.extensions import CallerRef
@@ -172,7 +169,7 @@ async def review_step_update(
     )
 
 
-_TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+_TOOLS: list[ToolEntry] = [
     (review_get, READ),
     (review_steps_set, WRITE),
     (review_step_update, WRITE),
@@ -181,11 +178,5 @@ _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 def register(server: MCPServer) -> None:
     """Add the review tools to the MCP server (relaybay_site.mcp_server.build_server)."""
-    for fn, hints in _TOOLS:
-        server.add_tool(
-            fn,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-            annotations=hints,
-            structured_output=False,
-        )
+    add_tools(server, _TOOLS)
     mcp_files.register(server)

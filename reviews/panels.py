@@ -14,12 +14,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core import tokens
+from core.display import Stamp, stamp
 from core.security import current_token
 from reviews import selectors
 from reviews.models import ACCEPTED, Attachment, ReviewStep
 from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
 from tasks.models import Task
-from tasks.selectors.task_page import Stamp, stamp
 
 PANEL_ID = "review"
 PANEL_TEMPLATE = "reviews/partials/review_panel.html"

@@ -1,4 +1,5 @@
-"""Reads of the Owner check: steps, the summary line, batched for cards and the Inbox."""
+"""Reads of the Owner check: steps, the summary line, batched for cards and the Inbox; and
+the screenshots' stored files."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.db.models import F
 
 from core.errors import NotFound
 from core.rows import has_rows, rows_where
-from reviews.models import ACCEPTED, REJECTED, ReviewStep
+from reviews.models import ACCEPTED, REJECTED, Attachment, ReviewStep
 from tasks.models import Task
 from tasks.steps import step_number
 
@@ -104,3 +105,10 @@ def review_queue(limit: int = 50) -> list[QueueItem]:
     for step in ReviewStep.objects.filter(task_id__in=[t.id for t in tasks]):
         by_task.setdefault(step.task_id, []).append(step)
     return [QueueItem(task=t, summary=summarize(by_task.get(t.id, []))) for t in tasks]
+
+
+def stored_files() -> list[tuple[str, str, str]]:
+    """(project slug, task key, stored name) of every screenshot row: what the start's
+    sweep keeps under attachments/ (reviews.storage)."""
+    rows = Attachment.objects.values_list("task__project__slug", "task__key", "stored_name")
+    return list(rows)

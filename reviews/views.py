@@ -12,7 +12,7 @@ comment, the comment box's buttons) and `comment` — htmx gets the re-rendered 
 plain form post a 303 to the task page.
 
 Screenshots (§2 Review tab): `POST /p/<slug>/t/<key>/review/shot/<id>/remove` (the
-thumbnail's confirmed Remove, through reviews.attachments.attachment_remove) and
+thumbnail's confirmed Remove, through reviews.services.attachment_remove) and
 `POST /p/<slug>/t/<key>/review/<step>/paste` (Ctrl+V: the raw image as the body, the CSRF
 token in X-Relaybay-CSRF; attach_file with content=…, so the same checks; 413 above
 attachments_max_mb). Both board-only, actor owner, answering the re-rendered panel.
@@ -21,15 +21,15 @@ attachments_max_mb). Both board-only, actor owner, answering the re-rendered pan
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core import actor
 from core.errors import DomainError, NotFound
 from core.no_secrets import kept_typed
+from core.responses import fragment, plain, refused
 from core.security import owner_only
-from reviews import attachments, files, panels, services
+from reviews import files, panels, services
 from reviews.models import Attachment
 from tasks.models import Task
 from tasks.selectors.task_page import task_in_project
@@ -41,18 +41,12 @@ BEARER_REFUSAL = (
 
 
 def _panel(task: Task, error: str = "", step: int = 0, comment: str = "") -> HttpResponse:
-    # A fragment: no page frame, no sidebar queries.
-    context = panels.panel_context(task, error, step, comment)
-    return HttpResponse(render_to_string(panels.PANEL_TEMPLATE, context))
+    return fragment(panels.PANEL_TEMPLATE, panels.panel_context(task, error, step, comment))
 
 
 def _page(task: Task, anchor: str) -> str:
     """The task page at one section: where a plain form post (no htmx) lands."""
     return reverse("task_page", args=[task.key]) + "#" + anchor
-
-
-def _text(message: str, status: int) -> HttpResponse:
-    return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
 
 
 SHOT_BEARER_REFUSAL = (
@@ -75,7 +69,7 @@ def review_step_decide(request: HttpRequest, slug: str, key: str, step: int) -> 
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
-        return _text(str(exc), 404)
+        return refused(exc)
     comment = request.POST.get("comment", "").strip()
     try:
         services.review_step_decide(
@@ -87,7 +81,7 @@ def review_step_decide(request: HttpRequest, slug: str, key: str, step: int) -> 
         )
     except DomainError as exc:
         if not request.htmx:
-            return _text(str(exc), 404 if isinstance(exc, NotFound) else 400)
+            return refused(exc)
         # htmx swaps only 2xx answers: the fresh panel says why and keeps the comment.
         return _panel(task, str(exc), step, kept_typed(exc, comment))
     if not request.htmx:
@@ -102,12 +96,12 @@ def review_shot_remove(request: HttpRequest, slug: str, key: str, attachment: in
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
-        return _text(str(exc), 404)
+        return refused(exc)
     if not Attachment.objects.filter(id=attachment, task=task).exists():
         if request.htmx:  # removed meanwhile (another tab): show what is there now
             return _panel(task)
-        return _text(f"{task.key} has no screenshot #{attachment}.", 404)
-    attachments.attachment_remove(attachment=attachment, actor=actor.OWNER)
+        return plain(f"{task.key} has no screenshot #{attachment}.", 404)
+    services.attachment_remove(attachment=attachment, actor=actor.OWNER)
     if not request.htmx:
         return HttpResponseRedirect(_page(task, f"review-panel-{task.key}"), status=303)
     return _panel(task)
@@ -139,16 +133,16 @@ def review_step_paste(request: HttpRequest, slug: str, key: str, step: int) -> H
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
-        return _text(str(exc), 404)
+        return refused(exc)
     limit = files.file_limit()
     data = _read_body(request, limit)
     if data is None:
         size = int(request.META.get("CONTENT_LENGTH") or limit + 1)
-        return _text(str(files.too_big(size, limit, "The file")), 413)
+        return plain(str(files.too_big(size, limit, "The file")), 413)
     if not data:
-        return _text("The pasted image is empty: nothing was attached.", 400)
+        return plain("The pasted image is empty: nothing was attached.", 400)
     try:
-        attachments.attach_file(key=task.key, actor=actor.OWNER, content=data, step=step)
+        services.attach_file(key=task.key, actor=actor.OWNER, content=data, step=step)
     except DomainError as exc:
-        return _text(str(exc), 404 if isinstance(exc, NotFound) else 400)
+        return refused(exc)
     return _panel(task)

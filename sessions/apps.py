@@ -21,7 +21,7 @@ class AgentSessionsConfig(AppConfig):
         panels.register()
 
         # Owner comments through hooks (§4), the wake-up lines and the board's comment seams.
-        from sessions import comment_delivery
+        from sessions.hooks import comments as comment_delivery
 
         comment_delivery.register()
 
@@ -31,16 +31,16 @@ class AgentSessionsConfig(AppConfig):
         inbox.register()
 
         # The PreToolUse guard and the journal of actions on live (§7).
-        from sessions import guard_step
+        from sessions.hooks import guard as guard_step
 
         guard_step.register()
 
         # The turn-end status check: a turn that worked in a task but wrote nothing to it.
-        from sessions import turn_end
+        from sessions.hooks import turn_end
 
         turn_end.register()
 
         # Possibly stuck: the same tool call again and again (hashes only).
-        from sessions import stuck
+        from sessions.hooks import stuck
 
         stuck.register()

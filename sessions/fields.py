@@ -18,6 +18,19 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _CC_ID = re.compile(rf"[A-Za-z0-9._:-]{{1,{CC_ID_MAX}}}")
 
 
+def valid_agent_session_id(value: object) -> bool:
+    """An agent's session id as hooks send it (Claude Code's session_id, a thread id)."""
+    return isinstance(value, str) and _CC_ID.fullmatch(value) is not None
+
+
+def desktop_id(value: object) -> str | None:
+    """local_<uuid> (any case, spaces around) as the stored desktop id, else None."""
+    if not isinstance(value, str):
+        return None
+    match = _LOCAL_ID.fullmatch(value.strip())
+    return None if match is None else "local_" + match.group(1).lower()
+
+
 def given(value: str | None) -> str | None:
     """Identity parameters: "" and "-" mean "not given" (models cannot always send "")."""
     text = (value or "").strip()

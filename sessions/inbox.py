@@ -14,9 +14,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.display import ago
-from sessions import forgotten, selectors, stuck
+from sessions import selectors
+from sessions.hooks import forgotten, stuck
 from tasks import extensions
-from tasks.extensions import InboxGroup, InboxRow
+from tasks.extensions import InboxGroup, InboxRow, plug_in_once
 from tasks.selectors.inbox import task_row
 
 ORDER = 50  # after Review queue, Waiting on you, Rule warnings, Not logged (tasks' orders)
@@ -61,6 +62,7 @@ def unlinked_group() -> InboxGroup | None:
     )
 
 
+@plug_in_once
 def register() -> None:
     extensions.register_inbox_group(WAITING_ORDER, waiting_group)
     extensions.register_inbox_group(STUCK_ORDER, stuck.stuck_group)

@@ -8,15 +8,13 @@ the short markdown answer is built from what the service returned.
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from core import actor
-from core.mcp import call_service
+from core.mcp import add_tools, call_service
 from sessions import render_md, services
 from tasks.extensions import CallerRef
-
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+from tasks.mcp_params import WRITE
 
 TaskKey = Annotated[str, Field(description="Task key <slug>-<n>, e.g. acme-shop-12.")]
 SessionTitle = Annotated[
@@ -113,6 +111,9 @@ async def task_unbind_session(
     )
 
 
+_TOOLS = [(task_bind_session, WRITE), (task_unbind_session, WRITE)]
+
+
 def register(server: MCPServer) -> None:
-    for fn in (task_bind_session, task_unbind_session):
-        server.tool(annotations=WRITE, structured_output=False)(fn)
+    """Add the binding tools to the MCP server (relaybay_site.mcp_server.build_server)."""
+    add_tools(server, _TOOLS)

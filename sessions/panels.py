@@ -8,7 +8,7 @@ imports this module. Every value here is ready for a template, which only loops.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,9 +16,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core import tokens
+from core.display import Stamp, stamp
 from core.links import link_pattern
 from core.security import current_token
-from sessions import forgotten, selectors, stuck
+from sessions import selectors
+from sessions.hooks import forgotten, stuck
 from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding
 from tasks.extensions import (
     CardExtra,
@@ -36,37 +38,6 @@ HISTORY_SHOWN = 20
 
 
 # --- small values ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """A time as the board shows it: a short age, the exact UTC time on hover."""
-
-    iso: str
-    utc: str
-    age: str
-
-
-def stamp(moment: datetime | None, now: datetime | None = None) -> Stamp | None:
-    if moment is None:
-        return None
-    exact = moment.astimezone(UTC)
-    seconds = max(0, int(((now or timezone.now()) - moment).total_seconds()))
-    if seconds < 45:
-        age = "just now"
-    elif seconds < 3600:
-        age = f"{max(seconds // 60, 1)} min ago"
-    elif seconds < 86400:
-        age = f"{seconds // 3600} h ago"
-    elif seconds < 30 * 86400:
-        age = f"{seconds // 86400} d ago"
-    else:
-        age = exact.strftime("%Y-%m-%d")
-    return Stamp(
-        iso=exact.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        utc=exact.strftime("%Y-%m-%d %H:%M:%S UTC"),
-        age=age,
-    )
 
 
 @dataclass(frozen=True)

@@ -103,11 +103,8 @@ def bound_sessions(tasks: list[Task]) -> dict[int, Session]:
 
 
 # Both reads below run on every hook (the guard's step, comment delivery, linking): written
-# as SQL once, because building their querysets cost more than SQLite's run (issue 18).
-_BOUND_SQL = tasks_selectors.tasks_sql(
-    f'INNER JOIN "{TaskBinding._meta.db_table}" b ON b."task_id" = t."id" '
-    'WHERE b."session_id" = %s AND b."unbound_at" IS NULL ORDER BY t."id"'
-)
+# as SQL once (the bound tasks by tasks.selectors.linked_tasks), because building their
+# querysets cost more than SQLite's run (issue 18).
 _BY_CC_ID_SQL = (
     f"SELECT {SESSION_COLUMNS.select} FROM {SESSION_COLUMNS.table} "  # noqa: S608
     'WHERE s."cc_session_id" = %s'
@@ -117,7 +114,7 @@ _BY_CC_ID_SQL = (
 def tasks_bound_to(session: Session) -> list[Task]:
     """The tasks bound to a session now, with their projects, by id (hooks: comment
     delivery, the guard, SessionEnd unbinding)."""
-    return tasks_selectors.tasks_of(_BOUND_SQL, [session.pk])
+    return tasks_selectors.linked_tasks(TaskBinding, "session", session.pk, unset="unbound_at")
 
 
 def session_by_cc_id(cc_session_id: str) -> Session | None:

@@ -16,12 +16,12 @@ from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, flash
 from core.errors import DomainError, NotFound
+from core.responses import fragment, refused
 from core.security import owner_only
 from sessions import panels, services
 from sessions.forms import parse_bind, parse_unbind
@@ -30,15 +30,6 @@ from tasks.selectors import get_project, get_task
 
 PAGE = "sessions/sessions.html"
 LIST = "sessions/partials/session_list.html"
-
-
-def _fragment(template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    # Fragments skip the page frame's context processor: no sidebar queries per refresh.
-    return HttpResponse(render_to_string(template, context), status=status)
-
-
-def _not_found(message: str) -> HttpResponse:
-    return HttpResponse(message + "\n", status=404, content_type="text/plain; charset=utf-8")
 
 
 # --- the Sessions pages -----------------------------------------------------------------------
@@ -93,7 +84,7 @@ def project_sessions(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_safe
 def sessions_rows(request: HttpRequest) -> HttpResponse:
-    return _fragment(LIST, _list_context(None))
+    return fragment(LIST, _list_context(None))
 
 
 @require_safe
@@ -101,8 +92,8 @@ def project_sessions_rows(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         project = get_project(slug)
     except NotFound as exc:
-        return _not_found(str(exc))
-    return _fragment(LIST, _list_context(project))
+        return refused(exc)
+    return fragment(LIST, _list_context(project))
 
 
 # --- the Session panel of a task --------------------------------------------------------------
@@ -116,7 +107,7 @@ def _task(slug: str, key: str) -> Task:
 
 
 def _panel(task: Task, error: str = "", status: int = 200) -> HttpResponse:
-    return _fragment(panels.PANEL_TEMPLATE, panels.panel_context(task, error), status=status)
+    return fragment(panels.PANEL_TEMPLATE, panels.panel_context(task, error), status=status)
 
 
 def _task_page(task: Task) -> str:
@@ -133,16 +124,15 @@ def session_panel(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     try:
         task = _task(slug, key)
     except NotFound as exc:
-        return _not_found(str(exc))
+        return refused(exc)
     return _panel(task)
 
 
 def _answer(request: HttpRequest, task: Task, error: DomainError | None) -> HttpResponse:
-    status = 200 if error is None else (404 if isinstance(error, NotFound) else 400)
     if not request.htmx:
         if error is None:
             return HttpResponseRedirect(_task_page(task), status=303)
-        return HttpResponse(f"{error}\n", status=status, content_type="text/plain; charset=utf-8")
+        return refused(error)
     # htmx swaps only 2xx answers: a refused write comes back as the fresh panel that
     # says why, so what the owner sees is never stale.
     return _panel(task, str(error) if error else "")
@@ -154,7 +144,7 @@ def session_bind(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     try:
         task = _task(slug, key)
     except NotFound as exc:
-        return _not_found(str(exc))
+        return refused(exc)
     try:
         services.task_bind_session(
             task=task, session_id=parse_bind(request.POST), actor=actor.BOARD
@@ -170,7 +160,7 @@ def session_unbind(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     try:
         task = _task(slug, key)
     except NotFound as exc:
-        return _not_found(str(exc))
+        return refused(exc)
     try:
         services.task_unbind_session(
             task=task, actor=actor.BOARD, reason=parse_unbind(request.POST)
@@ -190,6 +180,6 @@ def session_dismiss(request: HttpRequest, session_id: int) -> HttpResponse:
     try:
         session = services.session_dismiss(session_id=session_id, actor=actor.OWNER)
     except NotFound as exc:
-        return _not_found(str(exc))
+        return refused(exc)
     message = flash.Flash(f"Session {session.name} dismissed (marked ended).")
     return flash.redirect_with(request, reverse("inbox"), message)

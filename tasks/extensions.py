@@ -73,6 +73,13 @@ def plug_in_once(register: Callable[[], None]) -> Callable[[], None]:
     return register_once
 
 
+def _holds(registry: list[Any], fn: Callable[..., Any]) -> bool:
+    """Whether a registry already holds `fn` (an entry is the function or ends with it):
+    every register_* below skips it, so an app's register() is idempotent however often
+    ready() runs."""
+    return any((entry[-1] if isinstance(entry, tuple) else entry) is fn for entry in registry)
+
+
 def register_caller_resolver(fn: CallerResolver) -> None:
     """sessions registers how `session`, `session_title`, `hook_session` become a Caller."""
     global _caller_resolver
@@ -121,6 +128,8 @@ def caller_in(actor: Actor, *, task_key: str | None = None, task: Task | None = 
 
 def register_task_section(order: int, fn: TaskSection) -> None:
     """A markdown section of task_get (the bound session, the plan, the checklist …)."""
+    if _holds(_md_sections, fn):
+        return
     _md_sections.append((order, fn))
     _md_sections.sort(key=lambda item: item[0])
 
@@ -131,7 +140,7 @@ def task_sections(task: Task) -> list[str]:
 
 def register_project_lines(order: int, fn: ProjectLines) -> None:
     """Lines of project_snapshot after the description (the project's stands, §7)."""
-    if any(existing is fn for _, existing in _project_lines):
+    if _holds(_project_lines, fn):
         return
     _project_lines.append((order, fn))
     _project_lines.sort(key=lambda item: item[0])
@@ -147,6 +156,8 @@ def register_task_line_suffix(order: int, fn: TaskLineSuffixes) -> None:
     Batched (one call for the whole list → {task id: text}) so a list costs one query per
     extension, not one per task.
     """
+    if _holds(_line_suffixes, fn):
+        return
     _line_suffixes.append((order, fn))
     _line_suffixes.sort(key=lambda item: item[0])
 
@@ -163,6 +174,8 @@ def task_line_suffixes(tasks: list[Task]) -> dict[int, list[str]]:
 def register_move_facts(fn: TaskFacts, keys: tuple[str, ...] | None = None) -> None:
     """Extra facts for the working-rules check of a stage move (e.g. the agent's todo);
     `keys` names the facts `fn` answers, so a move asks only for what its target needs."""
+    if _holds(_move_facts, fn):
+        return
     _move_facts.append((frozenset(keys) if keys else None, fn))
 
 
@@ -245,6 +258,8 @@ _inbox_counts: dict[InboxFn, InboxCount] = {}
 
 def register_card_extras(fn: CardExtras) -> None:
     """Batched per board render ({task id: CardExtra}), so a column costs one query."""
+    if _holds(_card_extras, fn):
+        return
     _card_extras.append(fn)
 
 
@@ -258,7 +273,7 @@ def card_extras(tasks: list[Task]) -> dict[int, list[CardExtra]]:
 
 def register_task_panels(order: int, fn: PanelsFn) -> None:
     """Panels of the task dialog and page; idempotent like the other board seams."""
-    if any(existing is fn for _, existing in _panels):
+    if _holds(_panels, fn):
         return
     _panels.append((order, fn))
     _panels.sort(key=lambda item: item[0])
@@ -277,7 +292,7 @@ def register_inbox_group(order: int, fn: InboxFn, count: InboxCount | None = Non
     """
     if count is not None:
         _inbox_counts[fn] = count
-    if any(existing is fn for _, existing in _inbox_groups):
+    if _holds(_inbox_groups, fn):
         return
     _inbox_groups.append((order, fn))
     _inbox_groups.sort(key=lambda item: item[0])

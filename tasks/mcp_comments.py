@@ -8,22 +8,19 @@ tasks.mcp_tools.register.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from core.mcp import call_service
+from core.display import stamp
+from core.mcp import ToolEntry, add_tools, call_service
 from tasks import selectors, services
 from tasks.extensions import CallerRef
 from tasks.mcp_params import READ, WRITE, HookSession, Session, SessionTitle, TaskKey, chars
 from tasks.models import COMMENT_OWNER, Comment
 from tasks.selectors import comments as comment_selectors
 from tasks.selectors.comments import BODY_MAX
-from tasks.selectors.task_page import stamp
 from tasks.services import Outcome
 
 HOW_TO_ANSWER = (
@@ -227,7 +224,7 @@ async def comment_add(
     )
 
 
-_TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+_TOOLS: list[ToolEntry] = [
     (comments_list, READ),
     (comment_ack, WRITE),
     (comment_add, WRITE),
@@ -236,10 +233,4 @@ _TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 def register(server: MCPServer) -> None:
     """Add the comment tools to the MCP server (called from tasks.mcp_tools.register)."""
-    for fn, hints in _TOOLS:
-        server.add_tool(
-            fn,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-            annotations=hints,
-            structured_output=False,  # markdown, not {"result": …} (fixtures/mcp README)
-        )
+    add_tools(server, _TOOLS)

@@ -12,17 +12,13 @@ an optional text left out (null) changes nothing, "-" or "" clears it; expected_
 means "do not check".
 """
 
-import inspect
-from collections.abc import Callable
-from typing import Any
-
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
 
+from core.mcp import ResourceEntry, ToolEntry, add_tools
 from tasks import mcp_comments, mcp_events, mcp_projects, mcp_reports, mcp_tasks
 from tasks.mcp_params import READ, WRITE
 
-TOOLS: tuple[tuple[Callable[..., Any], ToolAnnotations], ...] = (
+TOOLS: tuple[ToolEntry, ...] = (
     (mcp_projects.project_list, READ),
     (mcp_projects.project_upsert, WRITE),
     (mcp_projects.project_snapshot, READ),
@@ -39,7 +35,7 @@ TOOLS: tuple[tuple[Callable[..., Any], ToolAnnotations], ...] = (
     (mcp_events.rules_get, READ),
 )
 
-RESOURCES: tuple[tuple[str, str, Callable[..., Any]], ...] = (
+RESOURCES: tuple[ResourceEntry, ...] = (
     ("relaybay://project/{slug}", "project", mcp_projects.project_resource),
     ("relaybay://rules", "rules", mcp_events.rules_resource),
     ("relaybay://rules/{project}", "project-rules", mcp_events.project_rules_resource),
@@ -49,14 +45,5 @@ RESOURCES: tuple[tuple[str, str, Callable[..., Any]], ...] = (
 
 def register(server: MCPServer) -> None:
     """Add the tasks tools and resources to the MCP server (called by relaybay_site.mcp_server)."""
-    for fn, annotations in TOOLS:
-        server.add_tool(
-            fn,
-            description=inspect.cleandoc(fn.__doc__ or ""),
-            annotations=annotations,
-            structured_output=False,  # markdown, not {"result": …} (fixtures/mcp README)
-        )
-    for uri, name, fn in RESOURCES:
-        description = inspect.cleandoc(fn.__doc__ or "")
-        server.resource(uri, name=name, description=description, mime_type="text/markdown")(fn)
+    add_tools(server, TOOLS, RESOURCES)
     mcp_comments.register(server)  # comments_list, comment_ack, comment_add

@@ -218,7 +218,7 @@ def test_the_policy_reference_lists_every_id_preset_and_limit():
 
 def test_the_example_policy_json_validates_and_is_the_one_shown():
     from policy import validate
-    from relaybay_site import docgen_policy
+    from relaybay_site.docgen import policy as docgen_policy
 
     example = docgen_policy.EXAMPLE
     validate.check(example, label="policy.json", scope="global")

@@ -28,9 +28,9 @@ from plans import services as plan_services
 from policy import global_file
 from policy import services as policy_services
 from reviews import services as review_services
-from sessions import activity, stuck, sweep
 from sessions import services as session_services
-from sessions.hook_service import hook_event
+from sessions.hooks import activity, stuck, sweep
+from sessions.hooks.claude_code import hook_event
 from sessions.models import Session
 from tasks import services
 from tasks.events import KINDS, describe

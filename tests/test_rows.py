@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
 from core.errors import NotFound
-from core.rows import count_where, has_rows, insert, rows_where, update
+from core.rows import StaleRow, count_where, has_rows, insert, rows_where, update, update_if
 from environments import services as env_services
 from environments.models import Environment
 from environments.selectors import stands_map
@@ -143,6 +143,18 @@ def test_update_changes_only_the_row_at_that_version():
     assert update(Task, changed, where) == 0  # the version moved on: a stale writer loses
     row = Task.objects.get(pk=task.pk)
     assert (row.stage, row.version, row.updated_at) == ("review", task.version + 1, stamp)
+
+
+def test_update_if_raises_stale_row_when_another_writer_got_there_first():
+    task = make_task(make_project("updif"), "Versioned")
+    changed = {"stage": "review", "version": task.version + 1}
+    update_if(Task, task.pk, changed, when={"version": task.version})
+    with pytest.raises(StaleRow):
+        update_if(Task, task.pk, {"stage": "test"}, when={"version": task.version})
+    assert Task.objects.get(pk=task.pk).stage == "review"
+    # None is IS NULL, as filter(field=None) is: closed_at is still empty, so it matches.
+    update_if(Task, task.pk, {"stage": "test"}, when={"closed_at": None})
+    assert Task.objects.filter(pk=task.pk, closed_at=None, stage="test").exists()
 
 
 # --- the hook's reads (sessions.selectors, tasks.selectors.comments) -------------------------

@@ -25,8 +25,8 @@ from core.security import COOKIE_NAME, current_token
 from core.tokens import mcp_add_command
 from relaybay_site.setup.entries import EVENTS, is_relaybay_hook, server_target
 from relaybay_site.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan, write_plan
-from sessions import activity
-from sessions.hook_service import hook_event
+from sessions.hooks import activity
+from sessions.hooks.claude_code import hook_event
 from tests.sessions.hook_payloads import CWD, payload
 from tests.support.server import write_fake_claude
 from tests.tasks.factories import make_project

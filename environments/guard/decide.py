@@ -156,10 +156,14 @@ def decide(
     stands: Sequence[StandRules],
     *,
     own_server: str = OWN_SERVER,
+    text: str | None = None,
 ) -> Verdict:
     """The guard's verdict on one tool call against the environments it may touch: those of
-    the session's project and its bound tasks' (the caller chooses them)."""
-    text = read_call(tool_name, tool_input, own_server=own_server)
+    the session's project and its bound tasks' (the caller chooses them). `text`: what
+    read_call already read of this call (the hook reads it first to know whether to load
+    the stands at all), so it is read once."""
+    if text is None:
+        text = read_call(tool_name, tool_input, own_server=own_server)
     if text is None:
         return Verdict((), "allow", "", "")
     active = [(stand, _usable(stand.identifiers)) for stand in stands if stand.mode != "off"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from core.errors import DomainError, InvalidField, NotFound
+from core.errors import InvalidField, NotFound
 from environments import fields as f
 from environments import secret_door
 from environments.levels import Stand, confirmations
@@ -22,22 +22,10 @@ from policy.merge import Merged
 from tasks.events import EventKind, record_event
 from tasks.fields import did_you_mean, quotable
 from tasks.models import Project
+from tasks.proposals import NeedsConfirmation
 
 ENV_FIELDS = ("name", "kind", "base_url", "sign_in_allowed", "login_state_path", "notes")
 TEXT_FIELDS = ("base_url", "login_state_path", "notes")
-
-
-class NeedsConfirmation(DomainError):
-    """The change raises agents' access on live; `reasons` say how. Nothing changed."""
-
-    status = 409
-
-    def __init__(self, reasons: tuple[str, ...]) -> None:
-        self.reasons = reasons
-        super().__init__(
-            "This change raises agents' access on live: " + "; ".join(reasons) + ". "
-            "Confirm it to save."
-        )
 
 
 @dataclass

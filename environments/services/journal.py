@@ -3,7 +3,8 @@ touches a live environment, whatever the guard decided (not with the guard off).
 
 The command arrives masked (environments.guard Verdict.journal_command: whitespace
 collapsed, every secret spot and stored test secret masked, at most 200 characters); this
-service only checks the values it records and appends the event in the hook's transaction.
+service only checks the values it records and appends the event in the hook's transaction:
+so it is the one public service of the app that is not durable (sessions' guard step calls it).
 """
 
 from __future__ import annotations

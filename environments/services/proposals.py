@@ -2,7 +2,8 @@
 
 A proposal is validated like a board write (the same steps, run without writing) when it
 is proposed, and applied through those steps in one transaction when it is accepted — with
-the same confirmation for raising live.
+the same confirmation for raising live. What every proposal shares (pending, decided once,
+the second confirmation) is tasks/proposals.py; here is only what a stands change means.
 """
 
 from __future__ import annotations
@@ -12,20 +13,19 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from core.errors import DomainError, InvalidField, NotFound
+from core.actor import OWNER
+from core.errors import DomainError, InvalidField
 from environments import secret_door
-from environments.models import ACCEPTED, PENDING, REJECTED, EnvironmentProposal
-from environments.services._steps import (
-    Change,
-    NeedsConfirmation,
-    apply_change,
-    find_environment,
-)
+from environments.models import EnvironmentProposal
+from environments.services._steps import Change, apply_change, find_environment
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
 from tasks.fields import clean_text, nearest
+from tasks.models import Project
+from tasks.proposals import ACCEPTED, REJECTED, NeedsConfirmation, confirm_note
 from tasks.selectors import get_project
 from tasks.services import Outcome
+from tasks.services.proposals import proposal_decide_step, proposal_pending_step
 
 CHANGE_KEYS = (
     "environment",
@@ -42,10 +42,7 @@ ENTRY_KEYS = ("kind", "fields")
 TEXT_KEYS = ("environment", "kind", "base_url", "notes", "login_state_path", "level")
 REASON_MAX = 1000
 CHANGE_MAX = 32 * 1024  # characters of a change as JSON: 30 fields of 500, notes of 4000 …
-
-
-class AlreadyDecided(DomainError):
-    status = 409
+LABEL = "environment proposal"
 
 
 def environment_propose(
@@ -55,17 +52,14 @@ def environment_propose(
     why = clean_text("reason", reason, REASON_MAX)
     if not why:
         raise InvalidField("reason", "reason is required: say why the stands should change.")
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         who = caller_in(actor)
         found = get_project(project)
         # Every string of the change, keys too, at any depth, before it is parsed (§9.9).
         secret_door.refuse(found, values={"change": change, "reason": why}, limit=CHANGE_MAX)
         parsed = parse_change(change)
-        try:  # validated like the owner's write; only the confirmation is left to the owner
-            apply_change(found, parsed, actor=who.name, confirmed=False, write=False, proposal=True)
-            raises: tuple[str, ...] = ()
-        except NeedsConfirmation as asked:
-            raises = asked.reasons
+        # validated like the owner's write; only the confirmation is left to the owner
+        raises = _raises(found, parsed, actor=who.name, proposal=True)
         stand = find_environment(found, parsed.environment)
         if stand is not None:  # names are case-insensitive (§7): the stand's own spelling
             parsed.environment = stand.name
@@ -83,16 +77,7 @@ def environment_propose(
             actor=who.name,
             payload=_payload(proposal, reason=why),
         )
-    notes = (
-        (
-            "It raises agents' access on live ("
-            + "; ".join(raises)
-            + "), so the owner confirms it "
-            "a second time when accepting.",
-        )
-        if raises
-        else ()
-    )
+    notes = confirm_note(raises)
     return Outcome(obj=proposal, created=True, notes=notes, caller_notes=who.notes)
 
 
@@ -101,13 +86,13 @@ def environment_proposal_accept(
 ) -> Outcome[EnvironmentProposal]:
     """Apply the proposal in one transaction (environment.proposal_accepted + the change's own
     events); NeedsConfirmation when it raises live."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = _pending(proposal)
         change = parse_change(found.change)
         apply_change(
             found.project, change, actor=actor, confirmed=confirmed, write=True, proposal=True
         )
-        _decide(found, ACCEPTED, actor)
+        proposal_decide_step(found, ACCEPTED, actor=actor)
         record_event(
             EventKind.ENVIRONMENT_PROPOSAL_ACCEPTED,
             project=found.project,
@@ -118,9 +103,11 @@ def environment_proposal_accept(
 
 
 def environment_proposal_reject(*, proposal: int, actor: str) -> Outcome[EnvironmentProposal]:
-    with transaction.atomic():
+    """Decide a pending proposal as rejected (environment.proposal_rejected); nothing else
+    changes."""
+    with transaction.atomic(durable=True):
         found = _pending(proposal)
-        _decide(found, REJECTED, actor)
+        proposal_decide_step(found, REJECTED, actor=actor)
         record_event(
             EventKind.ENVIRONMENT_PROPOSAL_REJECTED,
             project=found.project,
@@ -128,6 +115,17 @@ def environment_proposal_reject(*, proposal: int, actor: str) -> Outcome[Environ
             payload=_payload(found),
         )
     return Outcome(obj=found, changed=("status",))
+
+
+def environment_proposal_check(*, project: Project, change: Any) -> tuple[tuple[str, ...], str]:
+    """What accepting a stored change would do now, for the page's list: (why it asks a second
+    time, why it would be refused — "" when it would not). The steps run without writing, with
+    the secret checks under the stand's own policy as the board's write of the change."""
+    try:
+        parsed = parse_change(change)
+        return _raises(project, parsed, actor=OWNER, proposal=False), ""
+    except DomainError as exc:
+        return (), str(exc)
 
 
 def parse_change(change: Any) -> Change:
@@ -216,22 +214,19 @@ def _known_keys(where: str, given: dict[str, Any], keys: tuple[str, ...]) -> Non
         )
 
 
+def _raises(project: Project, change: Change, *, actor: str, proposal: bool) -> tuple[str, ...]:
+    """Run the change's steps without writing: why applying it raises live (() when it does
+    not); any other refusal of the steps is raised."""
+    try:
+        apply_change(project, change, actor=actor, confirmed=False, write=False, proposal=proposal)
+    except NeedsConfirmation as asked:
+        return asked.reasons
+    return ()
+
+
 def _pending(proposal: int) -> EnvironmentProposal:
-    found = EnvironmentProposal.objects.select_related("project").filter(id=proposal).first()
-    if found is None:
-        raise NotFound(f"Unknown environment proposal #{proposal}.")
-    if found.status != PENDING:
-        who = f" by {found.decided_by}" if found.decided_by else ""
-        raise AlreadyDecided(
-            f"Environment proposal #{found.id} was already {found.status}{who}; a decided "
-            "proposal cannot be decided again."
-        )
-    return found
-
-
-def _decide(found: EnvironmentProposal, status: str, actor: str) -> None:
-    found.status, found.decided_at, found.decided_by = status, timezone.now(), actor
-    found.save()
+    rows = EnvironmentProposal.objects.select_related("project")
+    return proposal_pending_step(rows, proposal, label=LABEL)
 
 
 def _payload(found: EnvironmentProposal, **extra: Any) -> dict[str, Any]:

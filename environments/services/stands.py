@@ -1,6 +1,6 @@
 """The owner's writes on the Stands & access page: environments, access entries, levels.
 
-Each service is one transaction: validate (fields, secret checks, test secrets, the
+Each service is one durable transaction: validate (fields, secret checks, test secrets, the
 confirmation for raising live), write, record the event (§7). Levels change only here,
 on the board; agents propose instead (proposals.py).
 """
@@ -44,7 +44,7 @@ def environment_save(
     NeedsConfirmation when it raises live and `confirmed` is False. `new`: the board's "Add
     an environment" form, which must not overwrite an environment of the same name.
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = get_project(project)
         existed = found.environments.filter(name__iexact=change.environment.strip()).exists()
         if new and existed:
@@ -63,7 +63,7 @@ def environment_save(
 
 def environment_delete(*, project: str, environment: str, actor: str) -> Outcome[Environment]:
     """Delete an environment with its access entries and policy layer (environment.deleted)."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = get_project(project)
         env = load_environment(found, environment)
         payload = env_payload(env)
@@ -82,7 +82,7 @@ def access_add(
     actor: str,
 ) -> Outcome[EnvironmentAccess]:
     """Add an access entry (environment.access_added); test secrets only where allowed."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = get_project(project)
         env = load_environment(found, environment)
         policy = environment_policy(found, env)
@@ -119,7 +119,7 @@ def access_update(
 ) -> Outcome[EnvironmentAccess]:
     """Replace an entry's fields. test_secrets None keeps the stored ones; a dict replaces
     them ("***" keeps that value, a name left out removes it)."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = load_entry(entry)
         env = found.environment
         policy = environment_policy(env.project, env)
@@ -148,7 +148,7 @@ def access_update(
 
 
 def access_remove(*, entry: int, actor: str) -> Outcome[EnvironmentAccess]:
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         found = load_entry(entry)
         payload = access_payload(found)
         project = found.environment.project

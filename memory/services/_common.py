@@ -1,11 +1,16 @@
-"""Steps the memory services share: value rules, the secret scan (§8 Secret scan) and the
-conflict text. Private: each runs inside the calling service's transaction."""
+"""Steps the memory services share: value rules, the secret scan (§8 Secret scan), the
+conflict text and the versioned write. Private: each runs inside the calling service's
+transaction."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from core.errors import InvalidField
+from django.db.models import Model
+
+from core.errors import InvalidField, VersionConflict
+from core.rows import StaleRow, update_if
 from environments import secret_door
 from tasks.fields import refuse_controls, shown_value
 from tasks.models import Project
@@ -53,3 +58,19 @@ def quoted(text: str) -> str:
     fence = "~" * max(3, longest + 1)
     body = text if text.endswith("\n") or not text else text + "\n"
     return f"{fence}markdown\n{body}{fence}"
+
+
+def write_versioned(
+    model: type[Model], pk: int, values: dict[str, Any], *, base_version: int, what: str, read: str
+) -> None:
+    """The conditional UPDATE of a document or block at the version it was read
+    (core.rows.update_if); a lost race is a VersionConflict naming `read`, the tool that
+    reads `what` again."""
+    try:
+        update_if(model, pk, values, when={"version": base_version})
+    except StaleRow:  # pragma: no cover - IMMEDIATE transactions serialise writers
+        raise VersionConflict(
+            f"Another write changed {what} at the same moment. Read it again ({read}) and "
+            "write again.",
+            current_version=base_version,
+        ) from None

@@ -15,7 +15,13 @@ from django.utils import timezone
 
 from core.errors import Forbidden, InvalidField, NotFound, VersionConflict
 from memory.models import BLOCK_LIMIT_DEFAULT, BLOCK_LIMIT_MAX, MemoryBlock
-from memory.services._common import clean_line, clean_slug, quoted, refuse_secrets
+from memory.services._common import (
+    clean_line,
+    clean_slug,
+    quoted,
+    refuse_secrets,
+    write_versioned,
+)
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, CallerRef, caller_in
 from tasks.fields import refuse_controls
@@ -110,7 +116,7 @@ def block_set(
     if base_version is None or base_version < 0:
         raise InvalidField("base_version", "base_version is 0 to create, else the version read.")
     is_owner = as_owner and not isinstance(actor, CallerRef)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         proj = get_project(project) if project else None
         slug = proj.slug if proj else ""
         who = caller_in(actor)
@@ -150,15 +156,20 @@ def block_set(
         if created:
             block.save(force_insert=True)
         else:
-            rows = MemoryBlock.objects.filter(pk=block.pk, version=base_version).update(
-                **values, version=block.version, updated_at=now, updated_by=who.name
+            written = {
+                **values,
+                "version": block.version,
+                "updated_at": now,
+                "updated_by": who.name,
+            }
+            write_versioned(
+                MemoryBlock,
+                block.pk,
+                written,
+                base_version=base_version,
+                what=f"block {label}",
+                read="block_get",
             )
-            if rows != 1:  # pragma: no cover - IMMEDIATE transactions serialise writers
-                raise VersionConflict(
-                    f"Another write changed block {label} at the same moment. Read it again "
-                    "(block_get) and write again.",
-                    current_version=base_version,
-                )
         record_event(
             EventKind.BLOCK_UPDATED,
             project=proj,

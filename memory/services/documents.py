@@ -16,7 +16,13 @@ from django.utils import timezone
 from core.errors import InvalidField, NotFound, VersionConflict
 from memory import sections
 from memory.models import DOC_NAME_MAX, DOC_TEXT_MAX, TITLE_MAX, Document, DocumentVersion
-from memory.services._common import clean_line, clean_slug, quoted, refuse_secrets
+from memory.services._common import (
+    clean_line,
+    clean_slug,
+    quoted,
+    refuse_secrets,
+    write_versioned,
+)
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
 from tasks.fields import check_length, did_you_mean
@@ -96,6 +102,23 @@ def _create(project: Project, name: str, title: str, kind: str, section: str) ->
     return Document(project=project, name=name, title=title, kind=kind, version=0, created_at=now)
 
 
+def _read_or_create(
+    project: Project, name: str, base_version: int, title: str, kind: str, section: str
+) -> tuple[Document, str | None]:
+    """The document at the version the caller read with its text, or a new one (no text)."""
+    doc = Document.objects.filter(project=project, name=name).first()
+    if doc is None and base_version:
+        raise NotFound(
+            f"{project.slug} has no document {name}. Create it with base_version 0 and a "
+            "title, or call doc_list to see the names."
+        )
+    if doc is not None and base_version != doc.version:
+        raise _conflict(doc, base_version, section)
+    if doc is None:
+        return _create(project, name, title, kind, section), None
+    return doc, _current_body(doc)
+
+
 def doc_update(
     *,
     project: str,
@@ -132,22 +155,11 @@ def doc_update(
     if not text.strip() and not anchor:
         raise InvalidField("text", "text is empty: write the document's markdown.")
     check_length("text", text, DOC_TEXT_MAX)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         proj = get_project(project)
         who = caller_in(actor)
         refuse_secrets(proj, text=text, title=new_title, reason=why)
-        doc = Document.objects.filter(project=proj, name=name).first()
-        if doc is None and base_version:
-            raise NotFound(
-                f"{proj.slug} has no document {name}. Create it with base_version 0 and a "
-                "title, or call doc_list to see the names."
-            )
-        if doc is not None and base_version != doc.version:
-            raise _conflict(doc, base_version, anchor)
-        if doc is None:
-            doc, old_body = _create(proj, name, new_title, new_kind, anchor), None
-        else:
-            old_body = _current_body(doc)
+        doc, old_body = _read_or_create(proj, name, base_version, new_title, new_kind, anchor)
         body = _new_body(name, old_body or "", text, anchor) if old_body is not None else text
         same = (
             old_body is not None
@@ -167,19 +179,16 @@ def doc_update(
         if created:
             doc.save(force_insert=True)
         else:
-            rows = Document.objects.filter(pk=doc.pk, version=base_version).update(
-                title=doc.title,
-                kind=doc.kind,
-                version=doc.version,
-                updated_at=now,
-                updated_by=who.name,
+            values = {
+                "title": doc.title,
+                "kind": doc.kind,
+                "version": doc.version,
+                "updated_at": now,
+                "updated_by": who.name,
+            }
+            write_versioned(
+                Document, doc.pk, values, base_version=base_version, what=name, read="doc_get"
             )
-            if rows != 1:  # pragma: no cover - IMMEDIATE transactions serialise writers
-                raise VersionConflict(
-                    f"Another write changed {name} at the same moment. Read it again "
-                    "(doc_get) and write again.",
-                    current_version=base_version,
-                )
         DocumentVersion.objects.create(
             document=doc,
             version=doc.version,

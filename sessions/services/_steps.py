@@ -212,3 +212,14 @@ def _close(binding: TaskBinding, *, actor: str, reason: str, now: datetime) -> N
     binding.unbound_by = actor
     binding.unbind_reason = reason
     binding.save(update_fields=["unbound_at", "unbound_by", "unbind_reason"])
+
+
+def _stuck_event(task: Task, session_name: str, reason: str, *, actor: str) -> Event:
+    """session.stuck for one task (a repeated call from the hook, long work from the sweep)."""
+    return record_event(
+        EventKind.SESSION_STUCK,
+        project=task.project,
+        task=task,
+        actor=actor,
+        payload={"session": session_name, "reason": reason},
+    )

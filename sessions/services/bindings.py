@@ -108,7 +108,7 @@ def task_bind_session(
             "instead, e.g. task_update or report_add."
         )
     now = timezone.now()
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = _task_of(task)
         current = _current_binding(task)
         if (
@@ -123,7 +123,7 @@ def task_bind_session(
 
 
 def _bind_by_id(task: Task | str, session_id: int, *, actor: str) -> BindResult:
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = _task_of(task)
         target = Session.objects.filter(pk=session_id).first()
         if target is None:
@@ -141,7 +141,7 @@ def task_unbind_session(*, task: Task | str, actor: Actor, reason: str = "") -> 
     transaction so a refused unbind records no session either.
     """
     reason = _reason(reason)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = _task_of(task)
         refuse_secrets(task.project, texts={"reason": reason})
         who = caller_in(actor, task=task)

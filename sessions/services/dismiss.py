@@ -20,7 +20,7 @@ DISMISSED = "dismissed by the owner"
 
 def session_dismiss(*, session_id: int, actor: str) -> Session:
     """Mark a session ended as the owner's dismissal. Raises NotFound."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         session = Session.objects.filter(pk=session_id).first()
         if session is None:
             raise NotFound(f"No session #{session_id}: it may have been removed.")

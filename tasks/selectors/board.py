@@ -29,7 +29,7 @@ from core.links import link_pattern
 from tasks import extensions
 from tasks.fields import QUERY_MAX
 from tasks.models import Project, Task
-from tasks.selectors import is_next_step_stale
+from tasks.selectors.tasks import is_next_step_stale
 
 # Wide screens show six columns on two pages (§2 Paged board).
 PAGES: tuple[tuple[str, ...], ...] = (("plan", "dev", "review", "test"), ("live", "done"))

@@ -21,13 +21,13 @@ from datetime import datetime
 from django.urls import reverse
 from django.utils import timezone
 
+from core.display import Stamp, stamp
 from core.rows import columns, fetch_one, fetch_related
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Project, Task
 from tasks.selectors.activity import task_href
 from tasks.selectors.inbox import not_archived
-from tasks.selectors.task_page import Stamp, stamp
 
 BODY_MAX = 4_000  # §1 Comment: markdown, up to 4000 characters
 EXCERPT_MAX = 200  # comment.added carries a 200-character excerpt (§4)
@@ -318,6 +318,7 @@ def comments_panels(task: Task) -> list[extensions.TaskPanel]:
     ]
 
 
+@extensions.plug_in_once
 def register() -> None:
     """The comments panel and the Inbox group "Agent replies" (from TasksConfig.ready())."""
     extensions.register_inbox_group(ORDER_AGENT_REPLIES, agent_replies)

@@ -200,6 +200,7 @@ _OWN_GROUPS = (
 )
 
 
+@extensions.plug_in_once
 def register() -> None:
     """Register the tasks app's own groups (called from TasksConfig.ready())."""
     for order, fn, count in _OWN_GROUPS:

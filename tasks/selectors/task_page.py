@@ -9,19 +9,19 @@ registered panels (tasks.extensions.task_panels) cost.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
 from django.urls import reverse
 from django.utils import timezone
 
-from core.display import ago, safe_href, stage_label, utc_text
+from core.display import Stamp, safe_href, stage_label, stamp
 from core.errors import NotFound
 from tasks import extensions
 from tasks.extensions import TaskPanel
 from tasks.models import Decision, Report, Task, TrackerEntry
-from tasks.selectors import get_task, is_next_step_stale
+from tasks.selectors.tasks import get_task, is_next_step_stale
 from tasks.services.reports import parse_first_line
 
 REPORTS_SHOWN = 10
@@ -37,30 +37,6 @@ STATE_TONES = {
     "pushed": "ok",
     "blocked": "bad",
 }
-
-
-# --- small values ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """A time as the page shows it: a short age, with the exact UTC time on hover."""
-
-    iso: str
-    utc: str
-    age: str
-
-
-def stamp(dt: datetime | None, now: datetime | None = None) -> Stamp | None:
-    if dt is None:
-        return None
-    now = now or timezone.now()
-    exact = dt.astimezone(UTC)
-    return Stamp(
-        iso=exact.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        utc=utc_text(exact),
-        age=ago(dt, now),
-    )
 
 
 # --- the view data -----------------------------------------------------------------------

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import InvalidField, RuleRefusal, VersionConflict
-from core.rows import update
+from core.rows import StaleRow, update_if
 from tasks import extensions
 from tasks.events import EventKind, record_event
 from tasks.fields import EDITABLE_FIELD_NAMES
@@ -30,23 +30,21 @@ _SETTLED = ("live", "done")
 _ATTEMPTS = 3
 
 
-class StaleRow(Exception):
-    """The conditional UPDATE matched no row: another writer got there first; retry."""
-
-
 def run_write[R](fn: Callable[[], R]) -> R:
-    """Run one write attempt per transaction; a lost race is retried on fresh data.
+    """Run one write attempt per transaction; a lost race (core.rows.StaleRow) is retried
+    on fresh data.
 
     With SQLite's BEGIN IMMEDIATE (settings) writers are serialised and the first attempt
-    always wins; the retry keeps "no lost write" true on any database.
+    always wins; the retry keeps "no lost write" true on any database. Durable: a public
+    service never runs inside another's transaction (docs/architecture.md §3).
     """
     for _ in range(_ATTEMPTS - 1):
         try:
-            with transaction.atomic():
+            with transaction.atomic(durable=True):
                 return fn()
         except StaleRow:
             continue
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         try:
             return fn()
         except StaleRow:
@@ -235,8 +233,7 @@ class TaskChange:
         old_version = task.version
         columns = {name: getattr(task, name) for name in self.dirty}
         columns.update(version=old_version + 1, updated_at=self.now)
-        if update(Task, columns, {"id": task.pk, "version": old_version}) != 1:
-            raise StaleRow
+        update_if(Task, task.pk, columns, when={"version": old_version})
         task.version = old_version + 1
         task.updated_at = self.now
         self._save_tracker_history()
@@ -318,12 +315,40 @@ class TaskChange:
         return tuple(names)
 
 
+def plan_status_step(
+    task: Task, *, status: str, accepted_at: datetime | None, accepted_by: str, now: datetime
+) -> bool:
+    """The task's plan columns and its version, as a step of the caller's open transaction.
+
+    plans writes a plan's status on the base app's row in the same transaction as its steps
+    and revision; the task row has one write path, this module, so the plan's columns are
+    written here, conditional like every task write (§3). Nothing changed: no version bump,
+    False. Raises core.rows.StaleRow when another writer got there first.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("plan_status_step runs inside the caller's transaction")
+    values = {
+        "plan_status": status,
+        "plan_accepted_at": accepted_at,
+        "plan_accepted_by": accepted_by,
+    }
+    if all(getattr(task, name) == value for name, value in values.items()):
+        return False
+    old = task.version
+    columns = {**values, "version": old + 1, "updated_at": now}
+    update_if(Task, task.pk, columns, when={"version": old})
+    for name, value in columns.items():
+        setattr(task, name, value)
+    return True
+
+
 def _ordered(names: list[str]) -> list[str]:
     """Field names in the order of the field list, so answers and events read the same."""
     return sorted(names, key=lambda n: EDITABLE_FIELD_NAMES.index(n))
 
 
 def dev_hint(key: str) -> str:
+    """The hint of a move to dev without a plan or a todo; plans' reminder repeats it."""
     return (
         f"Hint: {key} has no plan and no todo yet: write down what you are going to do "
         "(todo or 2-3 steps with plan_set)."

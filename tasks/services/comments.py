@@ -10,7 +10,7 @@
   stop_block it also counts the Stop block they caused.
 
 Sessions are named by plain ids and display names (tasks imports no other app): the hooks
-pass them in (sessions.comment_delivery); an agent's write resolves its CallerRef inside
+pass them in (sessions.hooks.comments); an agent's write resolves its CallerRef inside
 its own transaction through tasks.extensions.caller_in.
 """
 
@@ -107,7 +107,7 @@ def owner_comment_add(*, key: str, body: str, actor: str = actors.OWNER) -> Outc
     session}, then comment.read {comment_ids, author_kind, by, reason: "comment"} when
     replies were unread. Outcome.notes say where it goes.
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         return owner_comment_step(load_task(key), body=body, actor=actor)
 
 
@@ -150,7 +150,7 @@ def comment_replies_read(*, key: str, actor: str = actors.OWNER) -> Outcome[list
     Event comment.read {comment_ids, author_kind: "agent", by, reason: "owner"}; nothing
     unread is a no-op (no event).
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = load_task(key)
         done = _mark_read(
             task, _unread_replies(task), actor=actor, reason="owner", now=timezone.now()
@@ -189,7 +189,7 @@ def comment_add(
     """
     text = _clean_body(body)
     reply_to = None if in_reply_to in (None, "", 0) else _comment_id("in_reply_to", in_reply_to)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         task = load_task(key)
         extensions.refuse_secrets(task.project, texts={"body": text})
         who = caller_in(actor, task=task)
@@ -268,7 +268,7 @@ def comment_ack(
     if len(ids) > ACK_MAX:
         raise InvalidField("comment_ids", f"Pass at most {ACK_MAX} comment ids per call.")
     key = key.strip() if key and key.strip() not in F.CLEAR else None
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         targets, notes = _ack_targets(ids, key)
         who = caller_in(actor, task_key=key)
         now = timezone.now()
@@ -309,6 +309,8 @@ def comments_deliver(
     ids = list(dict.fromkeys(comment_ids))
     if not ids:
         return Outcome(obj=[])
+    # Not durable: a hook delivers inside the hook's own transaction (a provider's
+    # savepoint), the wake-up in a transaction of its own.
     with transaction.atomic():
         rows = list(
             Comment.objects.select_related("task__project")

@@ -76,7 +76,7 @@ def project_upsert(
     extensions.refuse_secrets(None, values={"slug": slug})  # before its refusal quotes it
     slug = clean_slug(slug)
     values = _clean_project_fields(name, repo_path, description)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         project = Project.objects.filter(slug=slug).first()
         extensions.refuse_secrets(
             project,
@@ -130,7 +130,7 @@ def set_project_rules(*, project: str, body: str, actor: str) -> Outcome[Project
     if not isinstance(body, str):
         raise InvalidField("body", "body must be the rules document as JSON text.")
     text = "" if body.strip() == "-" else body
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         proj = load_project(project)
         extensions.refuse_secrets(proj, texts={"body": text})
         now = timezone.now()

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from core import actor as actors
 from core.errors import InvalidField
+from core.rows import update_if
 from tasks import extensions
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
@@ -17,7 +18,6 @@ from tasks.models import Project, Task, TrackerEntry
 from tasks.selectors import project_rules
 from tasks.services._common import Outcome, load_project, load_task
 from tasks.services._taskwrite import (
-    StaleRow,
     TaskChange,
     check_version,
     clean_expected_version,
@@ -29,10 +29,9 @@ from tasks.services._taskwrite import (
 
 def _next_number(project: Project) -> int:
     number = project.next_number
-    # Conditional, like the task version: two creators can never share a number.
-    rows = Project.objects.filter(pk=project.pk, next_number=number).update(next_number=number + 1)
-    if rows != 1:
-        raise StaleRow
+    # Conditional, like the task version: two creators can never share a number (a lost
+    # race raises core.rows.StaleRow, which run_write retries).
+    update_if(Project, project.pk, {"next_number": number + 1}, when={"next_number": number})
     return number
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_safe
 
 from core.errors import InvalidField
+from core.responses import fragment, refused
 from tasks.selectors.activity import (
     LIVE_MAX,
     ActivityFilters,
@@ -67,10 +67,6 @@ def _live_actions_block(filters: ActivityFilters, is_first: bool) -> ActivityLiv
     return activity_live_actions(filters.project)
 
 
-def _bad_request(exc: InvalidField) -> HttpResponse:
-    return HttpResponse(str(exc) + "\n", status=400, content_type="text/plain; charset=utf-8")
-
-
 @require_safe
 def activity_rows(request: HttpRequest) -> HttpResponse:
     """`/activity/rows`: rows after an id (live) or before one (Load more)."""
@@ -79,24 +75,22 @@ def activity_rows(request: HttpRequest) -> HttpResponse:
         after = parse_event_id("after", request.GET.get("after"))
         before = parse_event_id("before", request.GET.get("before"))
     except InvalidField as exc:
-        return _bad_request(exc)
+        return refused(exc)
     if after is not None:
         return _live_rows(filters, after)
     page = activity_page(filters, before)
-    html = render_to_string(
+    return fragment(
         "tasks/partials/activity_rows.html",
         {"rows": page.rows, "page": page, "filter_query": filters.query(), "more_oob": True},
     )
-    return HttpResponse(html)
 
 
 def _live_rows(filters: ActivityFilters, after: int) -> HttpResponse:
     live = activity_after(filters, after)
-    html = render_to_string(
+    response = fragment(
         "tasks/partials/activity_rows.html",
         {"rows": live.rows, "newest_id": live.newest_id, "anchor_oob": True, "fresh": True},
     )
-    response = HttpResponse(html)
     if len(live.rows) == LIVE_MAX:
         # A burst larger than one answer: ask again at once for the rest.
         response["HX-Trigger"] = "rb-activity-changed"
@@ -109,12 +103,11 @@ def activity_live_actions_view(request: HttpRequest) -> HttpResponse:
     try:
         filters = parse_filters(request.GET.get("project"), None)
     except InvalidField as exc:
-        return _bad_request(exc)
-    html = render_to_string(
+        return refused(exc)
+    return fragment(
         "tasks/partials/live_actions_block.html",
         {"live_actions": activity_live_actions(filters.project)},
     )
-    return HttpResponse(html)
 
 
 urlpatterns = [

@@ -16,11 +16,11 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.views.decorators.http import require_safe
 
 from core.errors import NotFound
+from core.responses import fragment, plain, refused
 from tasks.models import Project
 from tasks.selectors import get_project
 from tasks.selectors.board import (
@@ -96,12 +96,6 @@ def _missing(request: HttpRequest, message: str, project: Project | None = None)
     return render(request, "tasks/board.html", context, status=404)
 
 
-def _fragment(template: str, context: dict[str, Any]) -> HttpResponse:
-    """A fragment needs no page frame: rendered without the request, so the frame's context
-    processor (sidebar projects, newest event id) costs a live refresh nothing."""
-    return HttpResponse(render_to_string(template, context))
-
-
 @require_safe
 def board(request: HttpRequest, slug: str) -> HttpResponse:
     """`/p/<slug>`: the columns of one page; `?task=<key>` opens the task dialog over it."""
@@ -139,11 +133,11 @@ def columns(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         project = get_project(slug)
     except NotFound as exc:
-        return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
+        return refused(exc)
     board_ = board_data(project, BoardState.from_query(request.GET))
     context = _context(board_)
     context["oob"] = True
-    response = _fragment("tasks/partials/board_columns_response.html", context)
+    response = fragment("tasks/partials/board_columns_response.html", context)
     header = NAV_HEADERS.get(request.GET.get("nav", ""))
     if header:
         response[header] = context["urls"]["self"]
@@ -157,13 +151,9 @@ def column(request: HttpRequest, slug: str, stage: str) -> HttpResponse:
     try:
         project = get_project(slug)
     except NotFound as exc:
-        return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
+        return refused(exc)
     if stage not in OPEN_STAGES:
-        return HttpResponse(
-            f"Unknown open stage “{stage}”: one of {', '.join(OPEN_STAGES)}.",
-            status=404,
-            content_type="text/plain; charset=utf-8",
-        )
+        return plain(f"Unknown open stage “{stage}”: one of {', '.join(OPEN_STAGES)}.", 404)
     state = BoardState.from_query(request.GET)
     if page_of(stage) != state.page:
         state = replace(state, page=page_of(stage), stage=None)
@@ -172,7 +162,7 @@ def column(request: HttpRequest, slug: str, stage: str) -> HttpResponse:
         pair for pair in context["columns"] if pair[0].stage == stage
     )
     context["oob"] = True
-    return _fragment("tasks/partials/column_response.html", context)
+    return fragment("tasks/partials/column_response.html", context)
 
 
 @require_safe
@@ -182,7 +172,7 @@ def card(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         project = get_project(slug)
         card_ = card_data(project, key)
     except NotFound as exc:
-        return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
+        return refused(exc)
     return HttpResponse(render_card(card_))
 
 

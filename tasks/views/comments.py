@@ -16,13 +16,13 @@ a refusal is a 400 with the message. CSRF and the same-origin check are the midd
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_POST, require_safe
 
 from core import actor, tokens
 from core.errors import DomainError, NotFound
 from core.no_secrets import kept_typed
+from core.responses import fragment, plain, refused
 from core.security import current_token
 from tasks import services
 from tasks.models import Task
@@ -31,10 +31,6 @@ from tasks.selectors.task_page import task_in_project, task_urls
 
 THREAD = "tasks/partials/comments_thread.html"
 PANEL = "tasks/partials/comments_panel.html"
-
-
-def _text(message: str, status: int) -> HttpResponse:
-    return HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
 
 
 def _context(task: Task, **extra: str) -> dict[str, object]:
@@ -47,11 +43,11 @@ def _context(task: Task, **extra: str) -> dict[str, object]:
 
 
 def _thread(task: Task) -> HttpResponse:
-    return HttpResponse(render_to_string(THREAD, _context(task)))
+    return fragment(THREAD, _context(task))
 
 
 def _panel(task: Task, **extra: str) -> HttpResponse:
-    return HttpResponse(render_to_string(PANEL, _context(task, **extra)))
+    return fragment(PANEL, _context(task, **extra))
 
 
 def _back(task: Task) -> HttpResponse:
@@ -63,7 +59,7 @@ def comments_thread(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
-        return _text(str(exc), 404)
+        return refused(exc)
     return _thread(task)
 
 
@@ -74,7 +70,7 @@ def comment_post(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
-        return _text(str(exc), 404)
+        return refused(exc)
     try:
         services.owner_comment_add(key=task.key, body=body, actor=actor.OWNER)
     except DomainError as exc:
@@ -82,7 +78,7 @@ def comment_post(request: HttpRequest, slug: str, key: str) -> HttpResponse:
             return _panel(
                 task, comment_draft=kept_typed(exc, body), comment_error=f"Not sent: {exc}"
             )
-        return _text(f"Not sent: {exc}", exc.status)
+        return plain(f"Not sent: {exc}", exc.status)
     if request.htmx:
         return _panel(task, comment_sent="1")
     return _back(task)
@@ -95,7 +91,7 @@ def comment_replies_read(request: HttpRequest, slug: str, key: str) -> HttpRespo
         task = task_in_project(slug, key)
         services.comment_replies_read(key=task.key, actor=actor.OWNER)
     except DomainError as exc:
-        return _text(str(exc), exc.status)
+        return refused(exc)
     return _thread(task) if request.htmx else _back(task)
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.urls import path
 from django.views.decorators.http import require_safe
 
 from core import flash, tokens
 from core.errors import NotFound
+from core.responses import fragment
 from core.security import current_token
 from tasks.selectors import get_task
 from tasks.selectors.activity import task_href
@@ -32,14 +32,13 @@ def inbox_page(request: HttpRequest) -> HttpResponse:
 def inbox_groups(request: HttpRequest) -> HttpResponse:
     """`/inbox/groups`: the list the page refetches."""
     context = {"inbox": inbox(), "csrf_token": tokens.csrf_token(current_token())}
-    return HttpResponse(render_to_string("tasks/partials/inbox_groups.html", context))
+    return fragment("tasks/partials/inbox_groups.html", context)
 
 
 @require_safe
 def inbox_badge(request: HttpRequest) -> HttpResponse:
     """`/inbox/badge`: the sidebar badge (the total number of rows, hidden at zero)."""
-    html = render_to_string("tasks/partials/inbox_badge.html", {"inbox_badge_total": inbox_total()})
-    return HttpResponse(html)
+    return fragment("tasks/partials/inbox_badge.html", {"inbox_badge_total": inbox_total()})
 
 
 @require_safe

@@ -28,6 +28,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from core import actor, tokens
 from core.errors import InvalidField, NotFound, RuleRefusal, VersionConflict
+from core.responses import fragment
 from core.security import current_token
 from tasks import extensions, services
 from tasks.extensions import TaskPanel
@@ -185,13 +186,8 @@ def dialog_missing_context(slug: str, message: str) -> dict[str, Any]:
     return {"task_missing": message, "task_board_url": reverse("board", args=[slug])}
 
 
-def _fragment(template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    # Fragments skip the page frame's context processor: no sidebar queries per refresh.
-    return HttpResponse(render_to_string(template, context), status=status)
-
-
 def _gone(message: str) -> HttpResponse:
-    return _fragment("tasks/partials/task_missing.html", {"task_missing": message}, status=404)
+    return fragment("tasks/partials/task_missing.html", {"task_missing": message}, status=404)
 
 
 # --- pages and fragments ---------------------------------------------------------------------
@@ -218,8 +214,8 @@ def task_dialog(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     try:
         task = task_in_project(slug, key)
     except NotFound as exc:
-        return _fragment(DIALOG, dialog_missing_context(slug, str(exc)), status=404)
-    return _fragment(DIALOG, dialog_context(request, task))
+        return fragment(DIALOG, dialog_missing_context(slug, str(exc)), status=404)
+    return fragment(DIALOG, dialog_context(request, task))
 
 
 @require_safe
@@ -230,7 +226,7 @@ def task_details(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     except NotFound as exc:
         return _gone(str(exc))
     mode = "page" if request.GET.get("in") == "page" else "dialog"
-    return _fragment(DETAILS, {"task_view": task_view(task, mode=mode)})
+    return fragment(DETAILS, {"task_view": task_view(task, mode=mode)})
 
 
 @require_safe
@@ -242,7 +238,7 @@ def task_panel(request: HttpRequest, slug: str, key: str, panel_id: str) -> Http
         return _gone(str(exc))
     for panel in extensions.task_panels(task):
         if panel.id == panel_id:
-            return _fragment(PANEL, {"p": _render_panel(task, panel)})
+            return fragment(PANEL, {"p": _render_panel(task, panel)})
     return _gone(f"{task.key} has no panel {panel_id}.")
 
 
@@ -254,7 +250,7 @@ def task_edit(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     except NotFound as exc:
         return _gone(str(exc))
     if request.method != "POST":
-        return _fragment(FORM, {"task_form": form_state(task)})
+        return fragment(FORM, {"task_form": form_state(task)})
     state, status = _save(request, task)
     if not request.htmx:
         if status == 200:
@@ -265,7 +261,7 @@ def task_edit(request: HttpRequest, slug: str, key: str) -> HttpResponse:
             "task_form": state,
         }
         return render(request, PAGE, context, status=status)
-    response = _fragment(FORM, {"task_form": state}, status=status)
+    response = fragment(FORM, {"task_form": state}, status=status)
     if status == 200 and state.status == "saved":
         response["HX-Trigger"] = json.dumps({SAVED_EVENT: {"key": state.task.key}})
     return response

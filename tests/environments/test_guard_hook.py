@@ -9,11 +9,13 @@ import uuid
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from environments import services
 from environments.services import Change
 from policy import services as policy_services
-from sessions.hook_service import hook_event
+from sessions.hooks.claude_code import hook_event
 from tasks.models import Event
 from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import make_project
@@ -118,7 +120,7 @@ def test_the_journal_masks_secrets() -> None:
 def test_a_guard_error_is_logged_and_the_call_goes_on(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from sessions import guard_step
+    from sessions.hooks import guard as guard_step
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("guard bug")
@@ -207,3 +209,32 @@ def test_a_change_past_the_200th_segment_asks_the_owner_and_is_journaled() -> No
     ]
     mode("block")
     assert bash("true;" * 250 + "ls") is None  # names no stand: nothing to fail closed for
+
+
+def test_a_pre_tool_use_reads_each_stand_once_with_its_policy() -> None:
+    """The stands map keeps each stand's effective policy for the guard: one statement per
+    stand on every PreToolUse (the policy was read a second time per stand, issue 29)."""
+
+    def pre_tool_use_queries() -> int:
+        body = payload(
+            "PreToolUse.Bash", session_id="guard-count", tool_input={"command": "ssh x uptime"}
+        )
+        hook_event(payload=body)  # the session exists before the counted call
+        with CaptureQueriesContext(connection) as queries:
+            hook_event(payload=body)
+        return len(queries)
+
+    def add_stands(first: int, count: int) -> None:
+        for i in range(first, first + count):
+            change = Change(
+                environment=f"test-{i}",
+                kind="test",
+                access=[{"kind": "ssh", "fields": {"alias": f"alias-{i}", "host": f"10.0.1.{i}"}}],
+            )
+            services.environment_save(project="acme-shop", change=change, actor=OWNER)
+
+    add_stands(0, 1)
+    two = pre_tool_use_queries()  # live and test-0
+    add_stands(1, 2)
+    four = pre_tool_use_queries()
+    assert four - two == 2

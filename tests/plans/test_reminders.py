@@ -15,10 +15,13 @@ import pytest
 from core.config import Config
 from plans import reminders
 from plans import services as plan_services
-from sessions import activity, hook_answer
 from sessions import services as session_services
-from sessions.hook_answer import HookAnswer, HookCall
-from sessions.hook_service import HookResult, hook_event
+from sessions.hooks import activity, claude_code
+from sessions.hooks import answer as hook_answer
+from sessions.hooks import event as ev
+from sessions.hooks.answer import HookAnswer, HookCall
+from sessions.hooks.claude_code import HookResult, hook_event
+from sessions.hooks.event import HookEvent
 from sessions.models import Session
 from tasks import services as task_services
 from tasks.models import Task
@@ -34,6 +37,12 @@ ADDRESS_STEPS = [
     {"title": "Address book page", "details": "Add, edit and remove addresses."},
     {"title": "Checkout picks an address"},
 ]
+
+
+def start_event() -> HookEvent:
+    event = claude_code.parse({"hook_event_name": "SessionStart", "session_id": CC_ID})
+    assert event is not None
+    return event
 
 
 @pytest.fixture(autouse=True)
@@ -267,7 +276,7 @@ def test_the_provider_adds_nothing_for_a_call_that_is_not_exact():
     (task,) = agent()
     set_plan(task)
     session = Session.objects.get(cc_session_id=CC_ID)
-    call = HookCall("SessionStart", {}, CC_ID, session, exact=False)
+    call = HookCall(start_event(), session, exact=False)
     answer = HookAnswer()
     reminders.remind(call, answer)
     assert answer.lines == []
@@ -396,7 +405,7 @@ def test_the_reminder_fits_the_budget_left_with_fewer_tasks(monkeypatch):
         answer.add_context("f" * (answer.budget_left - budget - 1))
 
     monkeypatch.setattr(hook_answer, "_providers", list(hook_answer._providers))
-    hook_answer.register_context_provider(1, frozenset({"SessionStart"}), filler)
+    hook_answer.register_context_provider(1, frozenset({ev.SESSION_START}), filler)
     lines = context(hook("SessionStart.startup.interactive")).split("\n")
     assert lines[2:] == [full.split("\n")[0], UPDATE]
     assert len("\n".join(lines)) <= hook_answer.CONTEXT_BUDGET
@@ -416,5 +425,5 @@ def test_no_budget_left_means_no_reminder():
     set_plan(task)
     session = Session.objects.get(cc_session_id=CC_ID)
     answer = HookAnswer(budget=10)
-    reminders.remind(HookCall("SessionStart", {}, CC_ID, session, exact=True), answer)
+    reminders.remind(HookCall(start_event(), session, exact=True), answer)
     assert answer.lines == []

@@ -165,7 +165,7 @@ def test_accepting_a_change_that_widens_live_needs_a_second_confirmation() -> No
     proposal = propose("acme", {"levels": {"live": {"default": "full"}}})
     with pytest.raises(services.NeedsConfirmation) as asked:
         services.policy_proposal_accept(proposal=proposal.id, actor=OWNER)
-    assert asked.value.widens == ("levels.live.default rises from read to full",)
+    assert asked.value.reasons == ("levels.live.default rises from read to full",)
     assert not PolicyLayer.objects.exists()
     services.policy_proposal_accept(proposal=proposal.id, actor=OWNER, confirmed=True)
     updated = Event.objects.get(kind="policy.updated")
@@ -235,8 +235,8 @@ def test_the_preset_picker_keeps_the_rest_of_the_file(policy_file: Path) -> None
 def test_switching_to_the_trusted_preset_widens_live() -> None:
     with pytest.raises(services.NeedsConfirmation) as asked:
         services.policy_preset_set(preset="trusted", actor=OWNER)
-    assert "levels.live.default rises from read to full" in asked.value.widens
-    assert "guard.mode gets weaker: warn → log" in asked.value.widens
+    assert "levels.live.default rises from read to full" in asked.value.reasons
+    assert "guard.mode gets weaker: warn → log" in asked.value.reasons
 
 
 def test_the_preset_picker_refuses_a_broken_file_and_the_editor_replaces_it(

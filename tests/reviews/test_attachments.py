@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 
 from core.errors import InvalidField, NotFound
-from reviews import attachments, files, services
+from reviews import files, services, storage
 from reviews.models import Attachment
 from tasks.events import describe
 from tasks.models import Event, Task
@@ -56,7 +56,7 @@ def test_a_screenshot_is_stored_under_its_task_with_a_random_name(tmp_path: Path
     assert found.original_name == "Checkout page.svg"
     assert found.stored_name.endswith(".png")
     assert len(found.stored_name) == 32 + 4
-    stored = attachments.file_path(found)
+    stored = storage.file_path(found)
     assert stored.parent == Path(settings.RELAYBAY.home_path) / "attachments" / (
         f"{task.project.slug}/{task.key}"
     )
@@ -85,7 +85,7 @@ def test_the_same_content_on_the_same_task_is_stored_once() -> None:
         "content; it is reused."
     )
     assert Attachment.objects.filter(task=task).count() == 1
-    assert len(list(attachments.file_path(first).parent.iterdir())) == 1
+    assert len(list(storage.file_path(first).parent.iterdir())) == 1
     assert len(events(task)) == 1
     other = make_task(task.project)
     assert attach(other).created  # another task keeps its own copy
@@ -97,7 +97,7 @@ def test_refused_content_leaves_no_row_and_no_file() -> None:
         with pytest.raises(InvalidField, match="not a PNG, JPEG, WebP or GIF"):
             attach(task, data)
     assert not Attachment.objects.filter(task=task).exists()
-    assert not (attachments.attachments_root() / task.project.slug / task.key).exists()
+    assert not (storage.attachments_root() / task.project.slug / task.key).exists()
 
 
 def test_a_gif_polyglot_is_kept_as_a_gif() -> None:
@@ -120,7 +120,7 @@ def test_the_task_limit_counts_every_screenshot_of_the_task(
     assert f"{task.key} with it is 1.2 MB, over the limit of 1 MB" in str(caught.value)
     assert "attachments_task_max_mb" in str(caught.value)
     assert Attachment.objects.filter(task=task).count() == 1
-    assert len(list((attachments.attachments_root() / task.project.slug / task.key).iterdir()))
+    assert len(list((storage.attachments_root() / task.project.slug / task.key).iterdir()))
 
 
 def test_exactly_one_source_and_a_known_step() -> None:
@@ -143,7 +143,7 @@ def test_a_step_removed_from_the_checklist_leaves_its_screenshot_on_the_task() -
     services.review_steps_set(key=task.key, steps=["One"], actor=ACTOR)
     found.refresh_from_db()
     assert found.step is None
-    assert attachments.file_path(found).exists()
+    assert storage.file_path(found).exists()
 
 
 def test_the_caption_is_changed_and_cleared() -> None:
@@ -170,7 +170,7 @@ def test_removal_deletes_the_file_only_after_commit(
 ) -> None:
     task = make_task()
     found = attach(task).obj
-    stored = attachments.file_path(found)
+    stored = storage.file_path(found)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         services.attachment_remove(attachment=found.id, actor="owner")
     assert stored.exists()  # not committed yet
@@ -184,18 +184,18 @@ def test_removal_deletes_the_file_only_after_commit(
 def test_the_start_sweep_removes_what_a_crash_left_and_keeps_the_rest() -> None:
     task = make_task()
     kept = [attach(task, images.png(shade=n)).obj for n in (1, 2)]
-    folder = attachments.attachments_root() / task.project.slug / task.key
+    folder = storage.attachments_root() / task.project.slug / task.key
     # A crash between writing the file and committing the row leaves these behind.
     stray = folder / "0123456789abcdef0123456789abcdef.png"
     stray.write_bytes(images.png(shade=3))
     (folder / ".tmp-half-written").write_bytes(b"\x89PNG")
-    lost = attachments.attachments_root() / "gone-project" / "gone-project-3"
+    lost = storage.attachments_root() / "gone-project" / "gone-project-3"
     lost.mkdir(parents=True)
     (lost / "fedcba9876543210fedcba9876543210.gif").write_bytes(images.GIF)
-    empty = attachments.attachments_root() / task.project.slug / "empty-folder"
+    empty = storage.attachments_root() / task.project.slug / "empty-folder"
     empty.mkdir()
 
-    removed = attachments.sweep_orphans()
+    removed = storage.sweep_orphans()
 
     assert removed >= 5
     assert not stray.exists()
@@ -205,10 +205,10 @@ def test_the_start_sweep_removes_what_a_crash_left_and_keeps_the_rest() -> None:
     assert not empty.exists()
     assert sorted(os.listdir(folder)) == sorted(a.stored_name for a in kept)
     for found in kept:
-        assert attachments.file_path(found).read_bytes() == images.png(
+        assert storage.file_path(found).read_bytes() == images.png(
             shade=int(found.id == kept[1].id) + 1
         )
-    assert attachments.sweep_orphans() == 0
+    assert storage.sweep_orphans() == 0
 
 
 def test_the_boards_paste_sends_raw_bytes_with_the_same_checks(

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from reviews import services
-from sessions import activity
 from sessions import services as session_services
-from sessions.hook_service import HookResult, hook_event
+from sessions.hooks import activity
+from sessions.hooks.claude_code import HookResult, hook_event
 from tasks.models import Comment, Task
 from tests.sessions.hook_payloads import payload
 from tests.tasks.factories import ACTOR, make_task

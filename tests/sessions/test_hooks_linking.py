@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from relaybay_site.setup.entries import Target, http_hook
-from sessions import activity, linking, selectors, services
-from sessions.hook_service import HookResult, hook_event
+from sessions import selectors, services
+from sessions.hooks import activity, linking
+from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session, TaskBinding
 from tasks.models import Event, Project, Task
 from tests.sessions.hook_payloads import CWD, payload

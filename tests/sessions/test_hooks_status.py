@@ -7,10 +7,14 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from sessions import activity, hook_answer, hook_service, selectors, services
-from sessions.activity import ActivityClock
-from sessions.hook_answer import HookAnswer, HookCall
-from sessions.hook_service import HookResult, hook_event
+from sessions import selectors, services
+from sessions.hooks import activity, claude_code
+from sessions.hooks import answer as hook_answer
+from sessions.hooks import event as ev
+from sessions.hooks import service as hook_service
+from sessions.hooks.activity import ActivityClock
+from sessions.hooks.answer import HookAnswer, HookCall
+from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session, TaskBinding
 from tasks.events import KINDS, describe
 from tasks.models import Event, Task
@@ -355,9 +359,9 @@ def test_providers_add_lines_in_order_for_their_events_only(providers):
         seen.append(call)
         answer.add_context(f"early line, {answer.budget_left} left")
 
-    hook_answer.register_context_provider(20, frozenset({"PostToolUse", "SessionStart"}), late)
-    hook_answer.register_context_provider(10, frozenset({"PostToolUse", "SessionStart"}), early)
-    hook_answer.register_context_provider(10, frozenset({"PostToolUse"}), early)  # once only
+    hook_answer.register_context_provider(20, frozenset({ev.POST_TOOL, ev.SESSION_START}), late)
+    hook_answer.register_context_provider(10, frozenset({ev.POST_TOOL, ev.SESSION_START}), early)
+    hook_answer.register_context_provider(10, frozenset({ev.POST_TOOL}), early)  # once only
 
     start = hook("SessionStart.startup.print").answer["hookSpecificOutput"]["additionalContext"]
     line = hook_answer.session_start_line(PRINTED)
@@ -372,15 +376,15 @@ def test_providers_add_lines_in_order_for_their_events_only(providers):
     }
     assert hook("PreToolUse.Bash").answer is None
     call = seen[-1]
-    assert (call.event, call.cc_session_id, call.exact) == ("PostToolUse", PRINTED, False)
+    assert (call.kind, call.agent_session_id, call.exact) == (ev.POST_TOOL, PRINTED, False)
     assert call.session.cc_session_id == PRINTED
-    assert call.payload["tool_name"] == "Bash"
+    assert call.event.tool.name == "Bash"
 
 
 def test_the_call_is_exact_only_for_a_session_linked_exactly_to_this_id(providers):
     calls: list[HookCall] = []
     hook_answer.register_context_provider(
-        1, frozenset({"PostToolUse"}), lambda c, a: calls.append(c)
+        1, frozenset({ev.POST_TOOL}), lambda c, a: calls.append(c)
     )
     agent_on_task()
     hook("PostToolUse.Bash")
@@ -392,9 +396,9 @@ def test_a_failing_provider_costs_neither_the_status_nor_the_others(providers):
         Session.objects.filter(pk=call.session.pk).update(title="half-done")
         raise RuntimeError("boom")
 
-    hook_answer.register_context_provider(1, frozenset({"PostToolUse"}), broken)
+    hook_answer.register_context_provider(1, frozenset({ev.POST_TOOL}), broken)
     hook_answer.register_context_provider(
-        2, frozenset({"PostToolUse"}), lambda c, a: a.add_context("ok")
+        2, frozenset({ev.POST_TOOL}), lambda c, a: a.add_context("ok")
     )
 
     result = hook("PostToolUse.Bash")
@@ -414,24 +418,30 @@ def test_the_budget_is_shared_by_every_line():
     assert len(answer.context) == 8000
 
 
-def test_to_json_shapes_per_event():
+def test_the_claude_code_adapter_renders_the_answer_per_event():
+    def render(answer: HookAnswer, name: str) -> object:
+        event = claude_code.parse({"hook_event_name": name, "session_id": PRINTED})
+        assert event is not None
+        return claude_code.render(answer, event)
+
     answer = HookAnswer()
-    assert answer.to_json("PostToolUse") is None
-    assert answer.to_json("Stop") is None
+    assert render(answer, "PostToolUse") is None
+    assert render(answer, "Stop") is None
     answer.add_context("a line")
-    assert answer.to_json("UserPromptSubmit") == {
+    assert render(answer, "UserPromptSubmit") == {
         "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "a line"}
     }
-    assert answer.to_json("Notification") is None
-    assert answer.to_json("SessionEnd") is None
-    assert answer.to_json("Stop") is None  # Stop takes no context
+    assert render(answer, "Notification") is None
+    assert render(answer, "SessionEnd") is None
+    assert render(answer, "Stop") is None  # Stop takes no context
     answer.block_reason = "Handle owner comment #3 first."
-    assert answer.to_json("Stop") == {
+    assert render(answer, "Stop") == {
         "decision": "block",
         "reason": "Handle owner comment #3 first.",
     }
-    guard = HookAnswer(hook_output={"permissionDecision": "deny", "permissionDecisionReason": "r"})
-    assert guard.to_json("PreToolUse") == {
+    guard = HookAnswer()
+    guard.deny("r")
+    assert render(guard, "PreToolUse") == {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",

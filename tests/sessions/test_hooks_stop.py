@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from sessions import activity, hook_answer
-from sessions.hook_answer import HookCall, StopRequest, stop_may_block
-from sessions.hook_service import HookResult, hook_event
+from sessions.hooks import activity
+from sessions.hooks import answer as hook_answer
+from sessions.hooks import event as ev
+from sessions.hooks.answer import HookCall, StopRequest, stop_may_block
+from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session
 from tests.sessions.hook_payloads import payload
 
@@ -40,7 +42,7 @@ class Wanting:
 
     def __call__(self, call: HookCall) -> StopRequest | None:
         self.asked += 1
-        assert call.event == "Stop"
+        assert call.kind == ev.STOP
         assert call.session is not None
         return StopRequest(self.reason, self.on_blocked) if self.wants else None
 
@@ -164,4 +166,4 @@ def test_the_stop_status_is_written_before_the_handlers_run():
     ],
 )
 def test_stop_may_block(active: bool, count: int, allowed: bool):
-    assert stop_may_block(stop_hook_active=active, blocks_this_turn=count) is allowed
+    assert stop_may_block(continued=active, blocks_this_turn=count) is allowed

@@ -7,8 +7,8 @@ from django.test import Client
 
 from core import tokens
 from core.security import COOKIE_NAME, current_token
-from sessions import activity
-from sessions.hook_service import hook_event
+from sessions.hooks import activity
+from sessions.hooks.claude_code import hook_event
 from sessions.inbox import unlinked_group
 from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import make_project

@@ -9,8 +9,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.errors import InvalidField
-from sessions import activity, hook_service, selectors, services
+from sessions import selectors, services
 from sessions.extensions import resolve_caller, task_line_suffixes, task_section
+from sessions.hooks import activity, claude_code
 from sessions.models import Session, SessionAlias, TaskBinding
 from tasks.models import Event, Task
 from tests.tasks.factories import make_project, make_task
@@ -39,7 +40,7 @@ def guessed_hook_row(cc_id: str, event: str = "PostToolUse", **fields: object) -
     activity.activity_clock.clear()
     body = {"session_id": cc_id, "hook_event_name": event, "cwd": "/home/dev/acme-shop"}
     body.update({"tool_name": "Edit", **fields})
-    row = hook_service.hook_event(payload=body).session
+    row = claude_code.hook_event(payload=body).session
     assert (row.kind, row.cc_exact) == ("hook", False)
     return row
 

@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from core import tokens
 from core.security import current_token
-from sessions import activity, forgotten, stuck, sweep
 from sessions import services as session_services
-from sessions.hook_service import hook_event
+from sessions.hooks import activity, forgotten, stuck, sweep
+from sessions.hooks.claude_code import hook_event
 from sessions.models import Session, TaskBinding
 from tasks import services as task_services
 from tasks.models import Event, Task

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from sessions import activity, inbox, waiting
+from sessions import inbox
 from sessions import services as session_services
-from sessions.hook_service import HookResult, hook_event
+from sessions.hooks import activity, waiting
+from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session
 from tests.sessions.hook_payloads import payload
 from tests.support.board import signed_in_client

@@ -12,8 +12,8 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from core.live import QUEUE_SIZE, LiveBus, LiveMessage
-from sessions import wake
-from sessions.wake import GONE, Check, WaitRoom
+from sessions.hooks import wake
+from sessions.hooks.wake import GONE, Check, WaitRoom
 
 HOUR = 3600.0
 

@@ -31,7 +31,7 @@ def fresh_server(tmp_path: Path) -> Iterator[RelaybayServer]:
 def _forget_signal_memory() -> None:
     """The board's signals keep per-session state in process memory, keyed by session id;
     a rolled-back test database hands the same ids out again, so every test starts clean."""
-    from sessions import stuck, sweep, turn_end, waiting
+    from sessions.hooks import guard, stuck, sweep, turn_end, waiting
     from tasks.selectors import inbox
 
     inbox.forget_badge()
@@ -39,6 +39,7 @@ def _forget_signal_memory() -> None:
     sweep.forget()
     turn_end.forget()
     waiting.forget()
+    guard.forget()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,7 +1,7 @@
 """Owner comments and agent replies: the services, the delivery selection and the hook rules
 (§1 Comment, §4 Owner comments through hooks).
 
-Data is made through services; hook events go through sessions.hook_service.hook_event with
+Data is made through services; hook events go through sessions.hooks.claude_code.hook_event with
 the real Claude Code 2.1.332 payloads (tests/sessions/hook_payloads.py), so the delivery
 provider, the SessionStart line and the Stop handler run exactly as the endpoint runs them.
 """
@@ -16,9 +16,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.errors import InvalidField, NotFound
-from sessions import activity, comment_delivery, hook_answer
 from sessions import services as session_services
-from sessions.hook_service import hook_event
+from sessions.hooks import activity
+from sessions.hooks import answer as hook_answer
+from sessions.hooks import comments as comment_delivery
+from sessions.hooks import event as ev
+from sessions.hooks.claude_code import hook_event
 from sessions.models import Session
 from tasks import services
 from tasks.events import describe
@@ -494,7 +497,7 @@ def test_at_least_one_comment_goes_out_when_other_lines_took_the_budget():
     def filler(call: Any, answer: Any) -> None:
         answer.add_context("plan reminder " + "z" * 7000)
 
-    hook_answer.register_context_provider(10, frozenset({"PostToolUse"}), filler)
+    hook_answer.register_context_provider(10, frozenset({ev.POST_TOOL}), filler)
     try:
         text = post_tool()
     finally:

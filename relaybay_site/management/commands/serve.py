@@ -27,7 +27,7 @@ from policy import services as policy_services
 from relaybay import get_version
 from relaybay_site import http_limits, serve_lock
 from relaybay_site.management.commands._flags import RelaybayCommand
-from reviews import attachments
+from reviews import storage
 
 log = logging.getLogger("relaybay.serve")
 
@@ -139,7 +139,7 @@ class Command(RelaybayCommand):
             raise SystemExit(1) from None
         lock.record(pid=os.getpid(), what=cfg.base_url)
         self._migrate()
-        attachments.sweep_orphans()  # files a crash left (§9.10)
+        storage.sweep_orphans()  # files a crash left (§9.10)
         policy_services.policy_reopen_unwritten()  # a stop between commit and policy.json
         memory_search.rebuild_if_needed()  # a new index, or an upgrade (§8 Search)
         if not options.get("skip_checks"):

@@ -1,0 +1,251 @@
+"""The Claude Code adapter of the hook room (§4): its hook input in, its hook output out.
+
+The only code that knows Claude Code's payload keys (`hook_event_name`, `session_id`,
+`tool_name`, `tool_input`, `tool_response`, `stop_hook_active`, `notification_type` …), its
+event names, its tools (Bash, Edit, TaskCreate …, mcp__<server>__<tool>) and its answer
+shapes (`hookSpecificOutput.additionalContext`, `permissionDecision`, Stop's
+`decision: "block"`). Real traffic: tests/fixtures/claude-code-2.1.332/.
+
+Quirks kept here: a SessionEnd after /clear or /resume keeps the session's bindings (the
+work goes on); the desktop session the environment names comes in the body (command hooks,
+`relaybay_host_session`) or in headers (http hooks, X-Relaybay-Host-Session); relaybay
+never answers "allow", which would skip Claude Code's own permission prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core import actor as actors
+from sessions.fields import desktop_id
+from sessions.hooks import event as ev
+from sessions.hooks import service
+from sessions.hooks.answer import HookAnswer
+from sessions.hooks.event import HookEvent, Host, Notice, TodoChange, TodoItem, Tool
+from sessions.models import Session
+from tasks.models import Event
+
+AGENT = "claude-code"
+TITLE = "Claude Code"
+PATH = "/hooks/claude-code"
+KINDS = {
+    "SessionStart": ev.SESSION_START,
+    "UserPromptSubmit": ev.PROMPT,
+    "PreToolUse": ev.PRE_TOOL,
+    "PostToolUse": ev.POST_TOOL,
+    "Notification": ev.NOTICE,
+    "Stop": ev.STOP,
+    "SessionEnd": ev.SESSION_END,
+}
+NAMES = {kind: name for name, kind in KINDS.items()}
+# The events whose answer may carry hookSpecificOutput.additionalContext (§4).
+CONTEXT_KINDS = frozenset({ev.SESSION_START, ev.PROMPT, ev.PRE_TOOL, ev.POST_TOOL})
+# SessionEnd reasons after which the session lives on (§4): /clear and /resume.
+KEEPS_BINDINGS = frozenset({"clear", "resume"})
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+ASKING_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
+TODO_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
+NOTICES = {"permission_prompt": ev.PERMISSION, "idle_prompt": ev.INPUT}
+HOST_FIELD = "relaybay_host_session"
+ATTENDED_FIELD = "relaybay_host_attended"
+HOST_HEADER = "x-relaybay-host-session"
+ATTENDED_HEADER = "x-relaybay-host-attended"
+# Headers the hook room may read; never the Authorization or Cookie headers.
+PASSED_HEADERS = (HOST_HEADER, ATTENDED_HEADER, "user-agent")
+
+
+# --- the request ----------------------------------------------------------------------------
+
+
+def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> HookEvent | None:
+    """Claude Code's hook input as a neutral event; None for an event relaybay does not
+    handle. Unknown fields are ignored."""
+    name = _str(payload, "hook_event_name")
+    kind = KINDS.get(name)
+    if kind is None:
+        return None
+    tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.POST_TOOL) else None
+    reason = _str(payload, "reason")
+    return HookEvent(
+        agent=AGENT,
+        kind=kind,
+        session_id=_str(payload, "session_id"),
+        name=name,
+        cwd=_str(payload, "cwd"),
+        transcript_path=_str(payload, "transcript_path"),
+        source=_str(payload, "source"),
+        reason=reason,
+        keeps_bindings=kind == ev.SESSION_END and reason in KEEPS_BINDINGS,
+        tool=tool,
+        notice=_notice(payload) if kind == ev.NOTICE else None,
+        stop_continued=payload.get("stop_hook_active") is True,
+        host=_host(payload, headers or {}),
+        todo=_todo(payload) if kind == ev.POST_TOOL and tool and tool.name in TODO_TOOLS else None,
+    )
+
+
+def _str(payload: Mapping[str, Any], key: str) -> str:
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _tool(payload: Mapping[str, Any]) -> Tool:
+    name = _str(payload, "tool_name")
+    raw = payload.get("tool_input")
+    given: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    if name == "Bash":
+        command = _str(given, "command")
+        return Tool(name, ev.SHELL, given, command=command, waits_on=command)
+    if name.startswith("mcp__"):
+        server, _, tool = name[len("mcp__") :].partition("__")
+        return Tool(name, ev.MCP, given, mcp_server=server, mcp_tool=tool)
+    if name in ASKING_TOOLS:
+        return Tool(name, ev.ASKS, given, waits_on=_asks(name, given))
+    kind = ev.EDIT if name in EDIT_TOOLS else ev.OTHER
+    return Tool(name, kind, given, waits_on=_waits_on(given))
+
+
+def _asks(name: str, given: Mapping[str, Any]) -> str:
+    """What AskUserQuestion asks (its first question) or ExitPlanMode's plan title."""
+    if name == "AskUserQuestion":
+        questions = given.get("questions")
+        first = questions[0] if isinstance(questions, list) and questions else {}
+        text = _str(first, "question") if isinstance(first, Mapping) else ""
+        return text or _str(given, "question")
+    for line in _str(given, "plan").splitlines():
+        if line := line.strip().lstrip("#").strip():
+            return line
+    return "plan approval"
+
+
+def _waits_on(given: Mapping[str, Any]) -> str:
+    for key in ("command", "file_path", "url", "pattern", "path"):
+        if text := _str(given, key):
+            return text
+    return ""
+
+
+def _notice(payload: Mapping[str, Any]) -> Notice:
+    kind = NOTICES.get(_str(payload, "notification_type"), ev.MESSAGE)
+    return Notice(kind, _str(payload, "message"))
+
+
+def _host(payload: Mapping[str, Any], headers: Mapping[str, str]) -> Host | None:
+    """The desktop id from the body (command hook) or the headers (http hook), if valid;
+    a malformed one is ignored like a missing one (§4 step 1)."""
+    raw, attended = payload.get(HOST_FIELD), payload.get(ATTENDED_FIELD)
+    if raw is None:
+        raw, attended = headers.get(HOST_HEADER), headers.get(ATTENDED_HEADER)
+    found = desktop_id(raw)
+    return None if found is None else Host(found, attended=str(attended) == "1")
+
+
+def _todo(payload: Mapping[str, Any]) -> TodoChange | None:
+    """TaskCreate {subject, activeForm} → {task: {id}}; TaskUpdate {taskId, status?,
+    subject?, activeForm?} → {success, taskId, statusChange}; TodoWrite {todos: [{content,
+    status, activeForm}]} (older builds) replaces the list."""
+    name = _str(payload, "tool_name")
+    given = payload.get("tool_input")
+    raw_response = payload.get("tool_response")
+    response = raw_response if isinstance(raw_response, Mapping) else {}
+    if not isinstance(given, Mapping):
+        return None
+    if name == "TaskCreate":
+        task = response.get("task")
+        item_id = _id(task.get("id")) if isinstance(task, Mapping) else None
+        if item_id is None:
+            return None
+        active = given.get("activeForm")
+        return TodoChange("create", item_id, _str(given, "subject"), "", _str_or_none(active))
+    if name == "TaskUpdate":
+        if response.get("success") is False:
+            return None
+        item_id = _id(given.get("taskId")) or _id(response.get("taskId"))
+        status = given.get("status")
+        change = response.get("statusChange")
+        if not isinstance(status, str) and isinstance(change, Mapping):
+            status = change.get("to")
+        if item_id is None:
+            return None
+        status = status if isinstance(status, str) else ""
+        active = _str_or_none(given.get("activeForm"))
+        return TodoChange("update", item_id, _str(given, "subject"), status, active)
+    return _written(given)
+
+
+def _written(given: Mapping[str, Any]) -> TodoChange | None:
+    todos = given.get("todos")
+    if not isinstance(todos, list):
+        return None
+    items: list[TodoItem] = []
+    for entry in todos:
+        if not isinstance(entry, Mapping) or not (content := _str(entry, "content")):
+            continue
+        status = _str(entry, "status") or "pending"
+        items.append(TodoItem(str(len(items) + 1), content, status, _str(entry, "activeForm")))
+    return TodoChange("replace", items=tuple(items))
+
+
+def _id(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    text = str(value).strip()
+    return text[:100] if text else None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+# --- the answer -------------------------------------------------------------------------------
+
+
+def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
+    """The JSON body Claude Code reads, or None when there is nothing to say (204)."""
+    if event.kind == ev.STOP:
+        if answer.block_reason:
+            return {"decision": "block", "reason": answer.block_reason}
+        return None
+    if event.kind not in CONTEXT_KINDS:
+        return None
+    output: dict[str, Any] = {}
+    if answer.decision is not None and event.kind == ev.PRE_TOOL:
+        output["permissionDecision"] = answer.decision
+        output["permissionDecisionReason"] = answer.decision_reason
+    if answer.lines:
+        output["additionalContext"] = answer.context
+    if not output:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": NAMES[event.kind], **output}}
+
+
+# --- the adapter as one call ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HookResult:
+    """Claude Code's answer body (None → 204), the session and the events of one input."""
+
+    answer: dict[str, Any] | None
+    session: Session | None = None
+    events: tuple[Event, ...] = ()
+    ignored: bool = False  # an event relaybay does not handle, or no usable session_id
+    dropped: bool = False  # a SessionEnd for an id no session holds
+    flush_in: float | None = None  # an activity is pending: flush_pending_activity after this
+
+
+def hook_event(
+    *,
+    payload: Mapping[str, Any],
+    headers: Mapping[str, str] | None = None,
+    actor: str = actors.HOOK,
+) -> HookResult:
+    """One Claude Code hook input through the room (§4): parsed, handled, answered."""
+    event = parse(payload, headers)
+    if event is None:
+        return HookResult(answer=None, ignored=True)
+    done = service.hook_event(event, actor=actor)
+    answer = render(done.answer, event) if done.answer is not None else None
+    return HookResult(answer, done.session, done.events, done.ignored, done.dropped, done.flush_in)

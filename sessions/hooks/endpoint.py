@@ -1,0 +1,124 @@
+"""POST /hooks/<agent>: an agent's hook input in, the answer for the agent out (§4).
+
+One thin raw-ASGI door per agent adapter (`door(adapter)`; see asgi_io.py for why not a
+Django view): the outer app has already checked the Bearer token and the Host and Origin
+rules for every /hooks path. Bodies over 256 KB are dropped (204), a body that is not a JSON
+object is refused (400); the rest is parsed by the adapter into a neutral event, handled by
+sessions.hooks.service.hook_event in one hop to the shared sync thread, and the neutral
+answer rendered by the adapter: 200 with its JSON when there is one, 204 otherwise.
+Nothing here waits on anything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+from asgiref.sync import sync_to_async
+
+from core.security import headers_of
+from sessions.hooks import service
+from sessions.hooks.activity import flush_pending_activity
+from sessions.hooks.answer import HookAnswer
+from sessions.hooks.asgi_io import (
+    Receive,
+    Scope,
+    Send,
+    answer,
+    answer_json,
+    parse_object,
+    read_body,
+)
+from sessions.hooks.asgi_io import refuse as _refuse
+from sessions.hooks.event import HookEvent
+
+log = logging.getLogger("relaybay.hooks")
+
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+_hook_event = sync_to_async(service.hook_event, thread_sensitive=True)
+_flush = sync_to_async(flush_pending_activity, thread_sensitive=True)
+_flush_timer: asyncio.TimerHandle | None = None
+
+
+class Adapter(Protocol):
+    """What an agent's adapter module provides (docs/architecture.md §9)."""
+
+    AGENT: str  # its name ("claude-code")
+    TITLE: str  # the agent as people call it ("Claude Code")
+    PATH: str  # its hook route ("/hooks/claude-code")
+    PASSED_HEADERS: tuple[str, ...]  # request headers it may read (never Authorization)
+
+    def parse(
+        self, payload: Mapping[str, Any], headers: Mapping[str, str] | None = None
+    ) -> HookEvent | None: ...
+
+    def render(self, answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None: ...
+
+
+def _schedule_flush(delay: float | None) -> None:
+    """Come back when the next pending activity's window ends (§4 "the latest wins").
+
+    One timer at a time: a burst of events inside a window costs one flush, not one each.
+    """
+    global _flush_timer
+    if delay is None:
+        return
+    loop = asyncio.get_running_loop()
+    when = loop.time() + delay
+    if _flush_timer is not None and not _flush_timer.cancelled() and _flush_timer.when() <= when:
+        return
+    if _flush_timer is not None:
+        _flush_timer.cancel()
+    _flush_timer = loop.call_at(when, lambda: loop.create_task(_run_flush()))
+
+
+async def _run_flush() -> None:
+    global _flush_timer
+    _flush_timer = None
+    try:
+        _schedule_flush(await _flush())
+    except Exception:
+        log.exception("writing the pending session activity failed")
+
+
+def door(adapter: Adapter) -> App:
+    """The ASGI endpoint of one agent's hooks."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "POST":
+            await _refuse(send, 405, f"POST the {adapter.TITLE} hook input JSON.")
+            return
+        body = await read_body(receive)
+        if body is None:
+            return
+        if not isinstance(body, bytes):  # over 256 KB: dropped
+            await answer(send, 204)
+            return
+        payload, problem = parse_object(body, "hook input")
+        if payload is None:
+            await _refuse(send, 400, problem)
+            return
+        sent = headers_of(scope.get("headers", []))
+        headers = {name: sent[name] for name in adapter.PASSED_HEADERS if name in sent}
+        event = None
+        try:
+            event = adapter.parse(payload, headers)
+            done = await _hook_event(event) if event is not None else None
+        except Exception:
+            # Never in the agent's way: a failure is logged and the hook ends quietly.
+            log.exception("%s hook %s failed", adapter.TITLE, event.name if event else "?")
+            await answer(send, 204)
+            return
+        if done is None or done.answer is None or event is None:
+            await answer(send, 204)
+            return
+        _schedule_flush(done.flush_in)
+        body_out = adapter.render(done.answer, event)
+        if body_out is None:
+            await answer(send, 204)
+        else:
+            await answer_json(send, body_out)
+
+    return app

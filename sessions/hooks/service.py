@@ -1,0 +1,191 @@
+"""The write path of the hooks (§4): one service, `hook_event`, per neutral hook event.
+
+One transaction: link the event to a session (linking.py), store the todo (before the
+activity coalescing, so a change is never lost), write the hook status, unbind on a
+SESSION_END that ends the work, then compose the answer (answer.py: the SessionStart line,
+the context providers, the Stop handlers under the generic Stop rules). The event and the
+answer are agent-neutral (event.py); the agent's adapter parses and renders them.
+
+Every row it changes is written by sessions.services.hooks (the one write path of the app);
+the 5 s activity window is activity.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from core import actor as actors
+from sessions.fields import valid_agent_session_id
+from sessions.hooks import activity as window
+from sessions.hooks import answer as hook_answer
+from sessions.hooks import event as ev
+from sessions.hooks import linking, todos, waiting
+from sessions.hooks.answer import HookAnswer, HookCall
+from sessions.hooks.event import HookEvent
+from sessions.models import ENDED, IDLE, WAITING, WORKING, Session
+from sessions.services import hooks as hook_steps
+from tasks.models import Event
+
+ACTIVITY_MAX = 200
+NOTIFICATION_MAX = 120
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pre_tool(e: HookEvent) -> tuple[str, str]:
+    """Working with the tool's name, or waiting with what a question or a plan to approve
+    asks (waiting.py: the one redacted summary of a tool input that is stored)."""
+    line = waiting.asking(e)
+    if line is not None:
+        return WAITING, line
+    return WORKING, _cut(e.tool.name if e.tool else "tool", ACTIVITY_MAX)
+
+
+def _notice(e: HookEvent) -> tuple[str, str]:
+    """Waiting: on a permission (the pending call's summary), on input, or the message."""
+    line = waiting.notified(e)
+    if line is not None:
+        return WAITING, line
+    message = e.notice.message if e.notice else ""
+    return WAITING, _cut(message or "waiting for you", NOTIFICATION_MAX)
+
+
+# Event kind → (status, activity). Prompt text is never read here, and tool input only for
+# the waiting summary (§9.8, waiting.py).
+STATUS: dict[str, Callable[[HookEvent], tuple[str, str]]] = {
+    ev.SESSION_START: lambda e: (WORKING, _cut(f"started ({e.source or '?'})", 200)),
+    ev.PROMPT: lambda e: (WORKING, "prompt"),
+    ev.PRE_TOOL: _pre_tool,
+    ev.POST_TOOL: lambda e: (WORKING, _cut(e.tool.name if e.tool else "tool", ACTIVITY_MAX)),
+    ev.NOTICE: _notice,
+    ev.STOP: lambda e: (IDLE, "turn finished"),
+    ev.SESSION_END: lambda e: (ENDED, _cut(f"ended ({e.reason or '?'})", 200)),
+}
+# Events after which the last PRE_TOOL is no longer pending (waiting.py).
+CALL_ENDS = frozenset({ev.POST_TOOL, ev.PROMPT, ev.STOP, ev.SESSION_END})
+
+
+@dataclass(frozen=True)
+class Handled:
+    """The neutral answer (None: the event was ignored or dropped), the session the event
+    belongs to and its events."""
+
+    answer: HookAnswer | None
+    session: Session | None = None
+    events: tuple[Event, ...] = ()
+    ignored: bool = False  # an event relaybay does not handle, or no usable session id
+    dropped: bool = False  # a SESSION_END for an id no session holds
+    flush_in: float | None = None  # an activity is pending: flush_pending_activity after this
+
+
+def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
+    """Handle one neutral hook event (§4): status, links, todo, answer."""
+    if event.kind not in STATUS or not valid_agent_session_id(event.session_id):
+        return Handled(answer=None, ignored=True)
+    now = timezone.now()
+    with transaction.atomic(durable=True):
+        if event.kind in CALL_ENDS:
+            waiting.call_ended(event.session_id)
+        link = linking.decide(event)
+        if link.action == linking.DROP:
+            return Handled(answer=None, dropped=True)
+        session, before, events = _apply_link(link, event, actor=actor, now=now)
+        if event.todo is not None:
+            events += todos.capture(session, event.session_id, event.todo, actor=actor)
+        # A new link or a new process is news, like a status change: written at once.
+        at_once = link.action != linking.EXISTING or event.kind == ev.SESSION_START
+        events += _write_status(session, event, before, at_once=at_once, actor=actor, now=now)
+        if event.kind == ev.SESSION_END and not event.keeps_bindings:
+            events += hook_steps.unbind_on_end(session, actor=actor, now=now)
+        if event.kind == ev.PROMPT and session.stop_blocks:
+            hook_steps.set_stop_blocks(session, 0)
+        exact = session.cc_exact and session.cc_session_id == event.session_id
+        call = HookCall(event=event, session=session, exact=exact, actor=actor)
+        answer = HookAnswer()
+        if event.kind == ev.SESSION_START:
+            answer.add_context(hook_answer.session_start_line(event.session_id))
+        hook_answer.run_providers(call, answer)
+        if event.kind == ev.STOP:
+            _stop(call, session, answer)
+    return Handled(
+        answer=answer,
+        session=session,
+        events=tuple(events),
+        flush_in=window.activity_clock.next_due_in(),
+    )
+
+
+# --- linking, status ---------------------------------------------------------------------
+
+
+def _apply_link(
+    link: linking.Link, event: HookEvent, *, actor: str, now: datetime
+) -> tuple[Session, str, list[Event]]:
+    """The session the event belongs to, its status before the event, and events."""
+    if link.action == linking.EXISTING:
+        assert link.session is not None
+        return link.session, link.session.hook_status, []
+    if link.action in (linking.ENV, linking.GUESS):
+        assert link.session is not None
+        before = hook_steps.link_to(
+            link.session, event.session_id, exact=link.action == linking.ENV, take_from=link.holder
+        )
+        return link.session, before, []
+    session, seen = hook_steps.new_hook_session(
+        name=link.folder,
+        project=link.project,
+        agent_id=event.session_id,
+        cwd=event.cwd,
+        reason=link.reason,
+        actor=actor,
+        now=now,
+    )
+    return session, "", [seen]
+
+
+def _write_status(
+    session: Session, event: HookEvent, before: str, *, at_once: bool, actor: str, now: datetime
+) -> list[Event]:
+    status, activity = STATUS[event.kind](event)
+    changed = at_once or status != before or session.hook_status != status
+    if not changed and status == WORKING and not window.activity_clock.due(session.pk):
+        # Inside the window: the latest is kept and written when the window ends (§4).
+        pending = window.PendingActivity(activity, now, event.cwd[: hook_steps.CWD_MAX])
+        window.activity_clock.hold(session.pk, pending)
+        return []
+    events = hook_steps.write_status(
+        session,
+        status=status,
+        activity=activity,
+        cwd=event.cwd,
+        before=before,
+        actor=actor,
+        now=now,
+    )
+    window.activity_clock.written(session.pk)
+    return events
+
+
+# --- Stop -------------------------------------------------------------------------------
+
+
+def _stop(call: HookCall, session: Session, answer: HookAnswer) -> None:
+    """Grant the first stop handler's request when the generic rules allow a block; an
+    allowed Stop resets the turn's counter (§4)."""
+    blocks = session.stop_blocks
+    request = None
+    if hook_answer.stop_may_block(continued=call.event.stop_continued, blocks_this_turn=blocks):
+        request = hook_answer.ask_stop_handlers(call)
+    if request is not None and hook_answer.grant(request):
+        hook_steps.set_stop_blocks(session, blocks + 1)
+        answer.block_reason = request.reason
+    elif blocks:
+        hook_steps.set_stop_blocks(session, 0)

@@ -1,0 +1,234 @@
+"""Reads of tasks: a task by key (its SQL written once), the tasks another app's rows link
+to, a project's task list, task_get's detail and the values a task line shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from django.db.models import Model, Q
+
+from core.errors import InvalidField, NotFound
+from core.rows import columns, count_where, fetch_one, fetch_related, rows_where
+from tasks import extensions
+from tasks.models import STAGES, Decision, Event, Project, ProjectRules, Report, Task, TrackerEntry
+from tasks.selectors.events import EventLine, event_line
+from tasks.selectors.projects import get_project
+
+RECENT_REPORTS = 5
+RECENT_EVENTS = 10
+
+
+# --- lookups ---------------------------------------------------------------------------------
+
+
+_TASK = columns(Task, "t")
+_PROJECT = columns(Project, "p")
+_RULES = columns(ProjectRules, "r")
+# What Task.objects.select_related("project", "project__rules") would ask, written once:
+# compiling that queryset cost more than running it on every MCP call and hook (issue 18).
+_TASK_SQL = (
+    f"SELECT {_TASK.select}, {_PROJECT.select}, {_RULES.select} FROM {_TASK.table} "  # noqa: S608
+    f'INNER JOIN {_PROJECT.table} ON p."id" = t."project_id" '
+    f'LEFT OUTER JOIN {_RULES.table} ON r."project_id" = p."id" WHERE t."key" = %s'
+)
+
+
+def get_task(key: str) -> Task:
+    """The task of a key like acme-shop-12 (with its project and its project's rules row
+    cached, as select_related would); NotFound says what to do."""
+    wanted = (key or "").strip()
+    row = fetch_one(_TASK_SQL, [wanted.lower()])
+    if row is None:
+        raise NotFound(f"Unknown task {wanted or '(empty)'}. Call task_list to see the keys.")
+    task = _TASK.build(row)
+    project = _PROJECT.build(row, _TASK.width)
+    rules_at = _TASK.width + _PROJECT.width
+    rules = None if row[rules_at] is None else _RULES.build(row, rules_at)
+    task.project = project
+    Project.rules.related.set_cached_value(project, rules)  # None: project.rules raises
+    if rules is not None:
+        ProjectRules.project.field.set_cached_value(rules, project)
+    return task
+
+
+@cache
+def _linked_sql(link: type[Model], field: str, unset: str | None) -> str:
+    # `b`, the row a task is linked by: the statement's text is the one sessions wrote for
+    # its bindings, which tests find by it.
+    meta = link._meta
+    where = f'b."{meta.get_field(field).column}" = %s'
+    if unset:
+        where += f' AND b."{meta.get_field(unset).column}" IS NULL'
+    # Names from the models' metadata, the value a parameter: nothing here comes from a caller.
+    return (
+        f"SELECT {_TASK.select}, {_PROJECT.select} FROM {_TASK.table} "  # noqa: S608
+        f'INNER JOIN {_PROJECT.table} ON p."id" = t."project_id" '
+        f'INNER JOIN "{meta.db_table}" b ON b."{meta.get_field("task").column}" = t."id" '
+        f'WHERE {where} ORDER BY t."id"'
+    )
+
+
+def linked_tasks(
+    link: type[Model], field: str, value: Any, *, unset: str | None = None
+) -> list[Task]:
+    """The tasks another app's rows link to, by id, each with its project cached:
+    `Task.objects.select_related("project").filter(<link>__<field>=value,
+    <link>__<unset>__isnull=True).order_by("id")` for a `link` model with a `task` foreign
+    key, its SQL written once per shape (issue 18). For the hot reads of apps tasks cannot
+    import: sessions' bound tasks, read on every hook (tests/test_rows.py holds it equal)."""
+    return fetch_related(_linked_sql(link, field, unset), [value], _TASK, _PROJECT, "project")
+
+
+def is_next_step_stale(task: Task) -> bool:
+    """A next step written before the task's last stage change is stale (§1)."""
+    if not task.next_step or task.next_step_at is None:
+        return False
+    return task.next_step_at < task.stage_changed_at
+
+
+# --- task lines ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskLine:
+    """One task of a list with the values a line or a card shows."""
+
+    task: Task
+    key: str
+    title: str
+    stage: str
+    size: str
+    priority: str
+    next_step: str
+    next_step_stale: bool
+    waiting_on: str
+    tracker_ref: str
+    tracker_logged: bool
+    version: int
+    stage_changed_at: datetime
+    closed_at: datetime | None
+    suffixes: tuple[str, ...] = ()  # from the extensions (" · session x")
+
+
+def task_lines(tasks: list[Task]) -> list[TaskLine]:
+    """Each task as a line, with the extensions' suffixes read once for the whole list."""
+    suffixes = extensions.task_line_suffixes(tasks) if tasks else {}
+    return [
+        TaskLine(
+            task=t,
+            key=t.key,
+            title=t.title,
+            stage=t.stage,
+            size=t.size,
+            priority=t.priority,
+            next_step=t.next_step,
+            next_step_stale=is_next_step_stale(t),
+            waiting_on=t.waiting_on,
+            tracker_ref=t.tracker_ref,
+            tracker_logged=t.tracker_logged,
+            version=t.version,
+            stage_changed_at=t.stage_changed_at,
+            closed_at=t.closed_at,
+            suffixes=tuple(suffixes.get(t.id, ())),
+        )
+        for t in tasks
+    ]
+
+
+# --- a project's tasks -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskListData:
+    project: Project
+    tasks: list[TaskLine]
+    stage: str | None
+    include_done: bool
+    query: str | None
+    done_hidden: int  # done tasks left out (include_done False and no stage filter)
+
+
+def task_list_data(
+    project: str,
+    stage: str | None = None,
+    include_done: bool = False,
+    query: str | None = None,
+) -> TaskListData:
+    """The tasks of a project, optionally of one stage and/or matching a text.
+
+    Done tasks are left out unless include_done or stage="done". query matches the key,
+    title, description, progress or next step (case-insensitive).
+    """
+    proj = get_project(project)
+    stage = (stage or "").strip().lower() or None
+    if stage is not None and stage not in STAGES:
+        raise InvalidField("stage", f"Unknown stage '{stage}'. Stages: {', '.join(STAGES)}.")
+    rows = Task.objects.select_related("project").filter(project=proj)
+    if stage:
+        rows = rows.filter(stage=stage)
+    text = (query or "").strip()
+    if text:
+        rows = rows.filter(
+            Q(key__icontains=text)
+            | Q(title__icontains=text)
+            | Q(description__icontains=text)
+            | Q(progress__icontains=text)
+            | Q(next_step__icontains=text)
+        )
+    hidden = 0
+    if not include_done and stage is None:
+        hidden = rows.filter(stage="done").count()
+        rows = rows.exclude(stage="done")
+    tasks = list(rows.order_by("number"))
+    return TaskListData(
+        project=proj,
+        tasks=task_lines(tasks),
+        stage=stage,
+        include_done=include_done,
+        query=text or None,
+        done_hidden=hidden,
+    )
+
+
+# --- one task --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskDetail:
+    task: Task  # with .project
+    next_step_stale: bool
+    reports: list[Report]  # the latest RECENT_REPORTS, oldest first
+    report_count: int
+    decisions: list[Decision]  # of this task, oldest first
+    tracker_entries: list[TrackerEntry]  # every issue key the task has had, oldest first
+    events: list[EventLine]  # the latest RECENT_EVENTS, oldest first
+
+
+def task_detail(key: str) -> TaskDetail:
+    """task_get: the task, latest reports, decisions, tracker history and recent events."""
+    task = get_task(key)
+    # Each section one list read with SQL written once (issue 18: compiling the querysets cost
+    # more than running them; tests/test_rows.py holds them equal).
+    reports = rows_where(Report, "task", task.pk, "-id", RECENT_REPORTS)
+    reports.reverse()
+    count = count_where(Report, "task", task.pk)
+    decisions = rows_where(Decision, "task", task.pk, "id")
+    entries = rows_where(TrackerEntry, "task", task.pk, "id")
+    events = rows_where(Event, "task", task.pk, "-id", RECENT_EVENTS)
+    events.reverse()
+    for e in events:  # the task and its project are in hand: no join rebuilds them per row
+        e.task = task
+        if e.project_id == task.project_id:
+            e.project = task.project
+    return TaskDetail(
+        task=task,
+        next_step_stale=is_next_step_stale(task),
+        reports=reports,
+        report_count=count,
+        decisions=decisions,
+        tracker_entries=entries,
+        events=[event_line(e) for e in events],
+    )
