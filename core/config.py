@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from core.config_values import COERCERS
+from core.config_values import COERCERS, Setting
 
 # ipaddress, tomllib and platformdirs (with tempfile) are imported where they are used:
 # `relaybay hook` reads this table on every hook event, often with --home and without a
@@ -36,34 +36,6 @@ class ConfigError(Exception):
         self.key, self.source, self.problem = key, source, problem
         where = f" (from {source})" if source else ""
         super().__init__(f"invalid setting '{key}'{where}: {problem}")
-
-
-class Setting(NamedTuple):
-    """One configuration key: its type, default, environment variable, flag and help.
-
-    A NamedTuple, not a dataclass: dataclasses imports inspect, ~10 ms of every
-    `relaybay hook` event's start-up.
-    """
-
-    name: str
-    type: str  # str, int, float, bool, list, table, choice, path
-    default: Any
-    help: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    in_file: bool = True  # may appear in config.toml
-    env: bool = True  # has a RELAYBAY_* variable
-    flag: bool = True  # has a --flag
-    check: Callable[[Any], str | None] | None = None
-
-    @property
-    def env_name(self) -> str | None:
-        return f"RELAYBAY_{self.name.upper()}" if self.env else None
-
-    @property
-    def flag_name(self) -> str | None:
-        return "--" + self.name.replace("_", "-") if self.flag else None
 
 
 def _check_stage_labels(value: dict[str, Any]) -> str | None:

@@ -11,6 +11,8 @@ from functools import cache
 
 import snowballstemmer
 
+from memory.models import MemoryNote
+
 # A title similarity at or above this is a strong match: op=add next to one needs force_new.
 STRONG_MATCH = 0.6
 TAG_MAX = 40
@@ -100,3 +102,12 @@ def clean_tags(value: str | list[str] | tuple[str, ...] | None) -> tuple[str, ..
 
 def tags_text(tags: tuple[str, ...]) -> str:
     return ",".join(tags)
+
+
+def place(note: MemoryNote) -> str:
+    """Where a note sits, as answers and refusals say it: global, role x, project y."""
+    if note.scope == "project" and note.project is not None:
+        return f"project {note.project.slug}"
+    if note.scope == "role":
+        return f"role {note.role}"
+    return "global"

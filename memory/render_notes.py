@@ -3,20 +3,8 @@ services returned (memory/services/notes.py), never from a read made before the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from memory.models import MemoryNote
-
-if TYPE_CHECKING:  # the services say where a note sits with place(): no import circle
-    from memory.services.notes import NoteOutcome
-
-
-def place(note: MemoryNote) -> str:
-    if note.scope == "project" and note.project is not None:
-        return f"project {note.project.slug}"
-    if note.scope == "role":
-        return f"role {note.role}"
-    return "global"
+from memory.notes import place
+from memory.services.notes import NoteOutcome
 
 
 def _with_caller(lines: list[str], outcome: NoteOutcome) -> str:

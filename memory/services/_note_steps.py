@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from core.errors import InvalidField, NotFound
 from memory import notes as rules
 from memory.models import MemoryNote
-from memory.render_notes import place as place_of
+from memory.notes import place as place_of
 from tasks.models import Project
 
 CANDIDATES_SHOWN = 10

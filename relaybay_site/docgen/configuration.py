@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from core.config import SETTINGS, Setting
+from core.config import SETTINGS
+from core.config_values import Setting
 from relaybay_site.docgen.common import GENERATED, cell
 
 DOC_LINK_RE = re.compile(r"\bdocs/([\w-]+\.md)\b")
