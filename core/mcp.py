@@ -23,7 +23,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
-from core import no_secrets
+from core import calls, no_secrets
 from core.errors import DomainError, NotFound
 
 log = logging.getLogger("relaybay.mcp")
@@ -260,12 +260,23 @@ class RelaybayMCPServer(MCPServer):
         too_long = _too_long(name, properties, arguments) + _too_big(name, arguments)
         if too_long:
             raise ToolError("\n".join(too_long) + "\nNothing changed.")
+        token = calls.enter(_request_meta(context))  # Codex's _meta.sessionId (core/calls.py)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(argument_error(name, properties, required, exc.__cause__)) from None
             raise
+        finally:
+            calls.leave(token)
+
+
+def _request_meta(context: Context | None) -> Any:
+    """The `_meta` of the tools/call request, None outside one."""
+    try:
+        return context.request_context.meta if context is not None else None
+    except (ValueError, AttributeError):
+        return None
 
 
 def transport_security(hosts: list[str], port: int) -> TransportSecuritySettings:

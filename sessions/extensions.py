@@ -20,15 +20,18 @@ def resolve_caller(
     session: str | None,
     session_title: str | None,
     hook_session: str | None,
+    call_session: str | None = None,
     task_key: str | None,
     task: Task | None = None,
 ) -> Caller:
     """`session`, `session_title`, `hook_session` of a write tool → the calling session;
-    `task` is the row the service already holds, else it is found by `task_key`."""
+    `call_session` the agent session id the MCP call itself carried; `task` is the row the
+    service already holds, else it is found by `task_key`."""
     result = services.session_touch(
         session=session,
         session_title=session_title,
         hook_session=hook_session,
+        call_session=call_session,
         actor=actor.agent(session),
         task=task if task is not None else selectors.find_task(task_key),
     )

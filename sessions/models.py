@@ -26,6 +26,22 @@ ENDED = "ended"
 # (step 1); "guess" — the folder's one desktop session (step 3). An agent's own link is
 # never taken by the environment step, so the two exact kinds must be told apart.
 LINK_AGENT = "agent"
+# The agent CLIs whose hooks report sessions (the adapters of sessions/hooks/): the name
+# people call each by and the two-letter mark a card shows beside the status dot.
+AGENTS = {"claude-code": ("Claude Code", "CC"), "codex": ("Codex", "CX")}
+
+
+def agent_title(agent: str) -> str:
+    """ "Claude Code", "Codex", or "" for a session no hook reports."""
+    return AGENTS.get(agent, ("", ""))[0]
+
+
+def named_with_agent(name: str, agent: str) -> str:
+    """ "acme-shop (Codex)": a session's name as the Inbox heads a row with it."""
+    title = agent_title(agent)
+    return f"{name} ({title})" if title else name
+
+
 LINK_ENV = "env"
 LINK_GUESS = "guess"
 LINKS = ("", LINK_AGENT, LINK_ENV, LINK_GUESS)
@@ -65,6 +81,12 @@ class Session(models.Model):
     activity = models.CharField(max_length=200, blank=True, default="")
     activity_at = models.DateTimeField(null=True, blank=True)
     cwd = models.CharField(max_length=1000, blank=True, default="")
+    # Which agent CLI's hooks report this session (the adapter of sessions/hooks/ that last
+    # linked it): "claude-code" or "codex"; "" for a session no hook has reported yet.
+    agent = models.CharField(max_length=20, blank=True, default="")
+    # The agent's own transcript of the session (Claude Code's <id>.jsonl, Codex's rollout
+    # file) as its hooks name it: where the effort of a task is counted from.
+    transcript_path = models.CharField(max_length=1000, blank=True, default="")
     # Why the hooks left this row unlinked (ambiguous folder, several candidates …).
     unlinked_reason = models.CharField(max_length=300, blank=True, default="")
     last_seen_at = models.DateTimeField(null=True, blank=True)

@@ -21,7 +21,7 @@ from core.links import link_pattern
 from core.security import current_token
 from sessions import selectors
 from sessions.hooks import forgotten, stuck
-from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding
+from sessions.models import AGENTS, KIND_DESKTOP, WAITING, Session, TaskBinding, agent_title
 from tasks.extensions import (
     CardExtra,
     TaskPanel,
@@ -78,6 +78,8 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
             session_name=session.name,  # board.js matches it with the events' session
             hook_status=session.hook_status if session.hook_status in STATUS_WORDS else "",
             desktop_link=selectors.desktop_link(session) or "",
+            agent=agent_title(session.agent),
+            agent_mark=AGENTS.get(session.agent, ("", ""))[1],
         )
         for task_id, session in selectors.bound_sessions(tasks).items()
     }
@@ -109,6 +111,7 @@ class SessionItem:
     name: str
     title: str
     kind: str
+    agent: str  # whose hooks report it: "Claude Code", "Codex" or ""
     status: Status
     activity: str
     active: Stamp
@@ -136,6 +139,7 @@ def session_rows(project: Project | None = None) -> list[SessionItem]:
             name=r.name,
             title=r.title,
             kind=r.kind,
+            agent=r.agent,
             status=status_of(r.hook_status),
             activity=r.activity,
             active=stamp(r.last_active_at, now),
@@ -163,6 +167,7 @@ class BoundView:
     name: str
     title: str
     kind: str
+    agent: str  # whose hooks report it: "Claude Code", "Codex" or ""
     status: Status
     activity: str
     active: Stamp | None  # the last hook activity, else the last write
@@ -223,6 +228,7 @@ def _bound_view(binding: TaskBinding, now: datetime) -> BoundView:
         name=s.name,
         title=s.title,
         kind=s.kind,
+        agent=agent_title(s.agent),
         status=status_of(s.hook_status),
         activity=s.activity,
         active=stamp(hook_time or s.last_seen_at, now),

@@ -19,6 +19,8 @@ from sessions.models import (
     Session,
     SessionTodo,
     TaskBinding,
+    agent_title,
+    named_with_agent,
 )
 from tasks import selectors as tasks_selectors
 from tasks.models import Project, Task
@@ -157,6 +159,7 @@ class SessionRow:
     kind: str
     title: str
     label: str
+    agent: str  # whose hooks report it: "Claude Code", "Codex" or ""
     hook_status: str
     activity: str
     activity_at: datetime | None
@@ -202,6 +205,7 @@ def sessions_list(project: Project | None = None, limit: int = SESSIONS_SHOWN) -
             kind=s.kind,
             title=s.title,
             label=label(s),
+            agent=agent_title(s.agent),
             hook_status=s.hook_status,
             activity=s.activity,
             activity_at=s.activity_at,
@@ -338,7 +342,7 @@ class WaitingSession:
     """A session waiting for an answer (sessions/waiting.py): what on, since when, and the
     open tasks bound to it."""
 
-    name: str
+    name: str  # with its agent: "acme-shop (Codex)"
     summary: str
     since: datetime | None
     tasks: tuple[Task, ...]
@@ -359,4 +363,9 @@ def waiting_sessions(limit: int = 100) -> list[WaitingSession]:
     )
     for binding in bindings:
         bound[binding.session_id].append(binding.task)
-    return [WaitingSession(s.name, s.activity, s.activity_at, tuple(bound[s.id])) for s in sessions]
+    return [
+        WaitingSession(
+            named_with_agent(s.name, s.agent), s.activity, s.activity_at, tuple(bound[s.id])
+        )
+        for s in sessions
+    ]

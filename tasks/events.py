@@ -221,7 +221,10 @@ def _review_step(verb: str) -> Callable[[dict[str, Any]], str]:
 def _live_action(p: dict[str, Any]) -> str:
     """live.action: "deny on live: Bash ssh prod-alias sudo … (read, ssh-remote-change)"."""
     why = ", ".join(part for part in (p.get("level"), p.get("rule")) if part)
-    text = f"{p.get('decision', '')} on {p.get('environment', '')}: {p.get('tool', '')}"
+    decision = p.get("decision", "")
+    if p.get("sent") and p["sent"] != decision:  # an agent that cannot ask was denied
+        decision = f"{decision} (sent as {p['sent']})"
+    text = f"{decision} on {p.get('environment', '')}: {p.get('tool', '')}"
     text += f" {p['command']}" if p.get("command") else ""
     return text + (f" ({why})" if why else "")
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from django.db import transaction
 
+from core import calls
+
 if TYPE_CHECKING:
     from tasks.models import Project, Task
 
@@ -39,6 +41,9 @@ class CallerRef:
     session: str = ""
     session_title: str = ""
     hook_session: str = ""
+    # The agent session id the MCP call itself carried (Codex's _meta.sessionId; core/calls):
+    # it links like hook_session when the call names its session, and never wins over it.
+    call_session: str = field(default_factory=calls.call_session)
 
 
 # Who writes, as a service takes it: a display name (owner, board, hook) or a CallerRef.
@@ -91,6 +96,7 @@ def _resolve_caller(
     session: str | None,
     session_title: str | None,
     hook_session: str | None,
+    call_session: str | None = None,
     task_key: str | None,
     task: Task | None,
 ) -> Caller:
@@ -101,6 +107,7 @@ def _resolve_caller(
         session=session,
         session_title=session_title,
         hook_session=hook_session,
+        call_session=call_session,
         task_key=task_key,
         task=task,
     )
@@ -121,6 +128,7 @@ def caller_in(actor: Actor, *, task_key: str | None = None, task: Task | None = 
         session=actor.session or None,
         session_title=actor.session_title or None,
         hook_session=actor.hook_session or None,
+        call_session=actor.call_session or None,
         task_key=task_key,
         task=task,  # the service's own row: the resolver need not read it again by key
     )
@@ -212,6 +220,8 @@ class CardExtra:
     session_name: str = ""
     hook_status: str = ""  # working / waiting / idle / ended / "" (no hook status)
     desktop_link: str = ""
+    agent: str = ""  # whose hooks report the session ("Claude Code", "Codex")
+    agent_mark: str = ""  # its two letters on the card ("CC", "CX")
 
 
 @dataclass(frozen=True)

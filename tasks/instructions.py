@@ -24,8 +24,8 @@ def server_instructions() -> str:
         "documents (doc_get), decisions, memory notes; save lasting facts with memory_add.",
         "Pick a task (task_list) or create one (task_create) and pass session on every write: "
         "your desktop id (local_…) with session_title, else a short name; add hook_session "
-        "when the session start gave you one. Don't rebind a task bound to another session "
-        "without your own local_ id.",
+        "when the session start asks you to (Codex's calls carry it by themselves). Don't "
+        "rebind a task bound to another session without your own local_ id.",
         "On every stage change (task_set_stage) and report (report_add) also update next_step, "
         "waiting_on and progress.",
         f"End every stage with report_add; its first line is `{first_line}` "
@@ -47,4 +47,8 @@ def server_instructions() -> str:
         "`as planned` or `deviation: why`.",
     ]
     numbered = "\n".join(f"{n}. {text}" for n, text in enumerate(points, start=1))
-    return f"relaybay is the owner's live task board. Working contract:\n{numbered}"
+    return (
+        "relaybay is the owner's live task board: tasks, plans, reports, owner comments, the "
+        "project's stands and memory (where tools load on demand, as in Codex, search for "
+        f"relaybay's tools first). Working contract:\n{numbered}"
+    )

@@ -35,6 +35,18 @@ def test_commands_reference_is_current():
     assert current == docgen.render_commands(), STALE.format(name="docs/commands.md")
 
 
+def test_agents_reference_is_current():
+    current = (DOCS / "agents.md").read_text()
+    assert current == docgen.render_agents(), STALE.format(name="docs/agents.md")
+
+
+def test_the_agents_page_names_every_adapter_and_what_codex_cannot_do():
+    text = docgen.render_agents()
+    assert "| Hook route | `POST /hooks/claude-code` | `POST /hooks/codex` |" in text
+    assert "| PermissionRequest | — | `notice` |" in text
+    assert "Codex has no wake-up hook" in text
+
+
 def test_policy_reference_is_current():
     current = (DOCS / "policy.md").read_text(encoding="utf-8")
     assert current == docgen.render_policy(), STALE.format(name="docs/policy.md")

@@ -872,7 +872,7 @@ def _() -> Case:
     )
 
 
-LIVE_ACTION = keys("environment", "tool", "command", "decision", "level", "rule")
+LIVE_ACTION = keys("environment", "tool", "command", "decision", "level", "rule", "agent", "sent")
 
 
 @contract("live.action")

@@ -30,10 +30,15 @@ def live_action_record(
     level: str,
     rule: str,
     actor: str,
+    agent: str = "",
+    sent: str = "",
 ) -> Event:
-    """Append the live.action event of one guarded call on one live environment."""
-    if decision not in DECISIONS:
-        raise InvalidField("decision", f"decision must be one of {', '.join(DECISIONS)}.")
+    """Append the live.action event of one guarded call on one live environment. `agent`:
+    whose hooks sent the call ("claude-code", "codex"); `sent`: what the agent was answered
+    when it differs from the decision (an agent that cannot ask gets a deny)."""
+    for name, value in (("decision", decision), ("sent", sent or decision)):
+        if value not in DECISIONS:
+            raise InvalidField(name, f"{name} must be one of {', '.join(DECISIONS)}.")
     with transaction.atomic():
         return record_event(
             EventKind.LIVE_ACTION,
@@ -47,5 +52,7 @@ def live_action_record(
                 "decision": decision,
                 "level": level,
                 "rule": rule,
+                "agent": agent[:20],
+                "sent": sent or decision,
             },
         )

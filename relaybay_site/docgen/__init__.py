@@ -1,5 +1,5 @@
 """Generated references: docs/configuration.md, docs/mcp-tools.md, docs/commands.md,
-docs/policy.md.
+docs/policy.md, docs/agents.md.
 
 Each file is rendered from the code that defines it — the settings table
 (`config.SETTINGS`), the tools and resources `mcp.build_server()` registers, the
@@ -51,6 +51,7 @@ __all__ = [
     "command_help",
     "json_type",
     "main",
+    "render_agents",
     "render_commands",
     "render_configuration",
     "render_mcp_tools",
@@ -60,6 +61,14 @@ __all__ = [
 ]
 
 DOCS_DIR = Path(__file__).resolve().parent.parent.parent / "docs"
+
+
+def render_agents() -> str:
+    """docs/agents.md from the hook room's adapters (sessions/hooks/)."""
+    ensure_django()
+    from relaybay_site.docgen.agents import render
+
+    return render()
 
 
 def render_policy() -> str:
@@ -91,6 +100,7 @@ def write_docs(out: Path) -> list[Path]:
         ("mcp-tools.md", render_mcp_tools()),
         ("commands.md", render_commands()),
         ("policy.md", render_policy()),
+        ("agents.md", render_agents()),
     ):
         path = out / name
         path.write_text(text, encoding="utf-8")

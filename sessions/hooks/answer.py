@@ -142,7 +142,14 @@ def register_stop_handler(fn: StopHandler) -> None:
         _stop_handlers.append(fn)
 
 
-def session_start_line(agent_session_id: str) -> str:
+def session_start_line(agent_session_id: str, meta_links: bool = False) -> str:
+    """The SessionStart line: the id an agent passes as hook_session, or, for an agent whose
+    MCP calls carry it (Codex's _meta.sessionId), that they link it by themselves."""
+    if meta_links:
+        return (
+            f"Your relaybay hook session: {agent_session_id}. Your relaybay calls carry it "
+            "and link this session by themselves: pass session (your name) in writes."
+        )
     return (
         f"Your relaybay hook session: {agent_session_id}. Pass it as hook_session in relaybay "
         "writes."

@@ -24,6 +24,7 @@ from sessions.hooks import event as ev
 from sessions.hooks import service
 from sessions.hooks.answer import HookAnswer
 from sessions.hooks.event import HookEvent, Host, Notice, TodoChange, TodoItem, Tool
+from sessions.hooks.payload import context_answer, first_line, mapping, text, waits_on
 from sessions.models import Session
 from tasks.models import Event
 
@@ -62,20 +63,20 @@ PASSED_HEADERS = (HOST_HEADER, ATTENDED_HEADER, "user-agent")
 def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> HookEvent | None:
     """Claude Code's hook input as a neutral event; None for an event relaybay does not
     handle. Unknown fields are ignored."""
-    name = _str(payload, "hook_event_name")
+    name = text(payload, "hook_event_name")
     kind = KINDS.get(name)
     if kind is None:
         return None
     tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.POST_TOOL) else None
-    reason = _str(payload, "reason")
+    reason = text(payload, "reason")
     return HookEvent(
         agent=AGENT,
         kind=kind,
-        session_id=_str(payload, "session_id"),
+        session_id=text(payload, "session_id"),
         name=name,
-        cwd=_str(payload, "cwd"),
-        transcript_path=_str(payload, "transcript_path"),
-        source=_str(payload, "source"),
+        cwd=text(payload, "cwd"),
+        transcript_path=text(payload, "transcript_path"),
+        source=text(payload, "source"),
         reason=reason,
         keeps_bindings=kind == ev.SESSION_END and reason in KEEPS_BINDINGS,
         tool=tool,
@@ -86,17 +87,11 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
     )
 
 
-def _str(payload: Mapping[str, Any], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def _tool(payload: Mapping[str, Any]) -> Tool:
-    name = _str(payload, "tool_name")
-    raw = payload.get("tool_input")
-    given: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    name = text(payload, "tool_name")
+    given = mapping(payload, "tool_input")
     if name == "Bash":
-        command = _str(given, "command")
+        command = text(given, "command")
         return Tool(name, ev.SHELL, given, command=command, waits_on=command)
     if name.startswith("mcp__"):
         server, _, tool = name[len("mcp__") :].partition("__")
@@ -104,7 +99,7 @@ def _tool(payload: Mapping[str, Any]) -> Tool:
     if name in ASKING_TOOLS:
         return Tool(name, ev.ASKS, given, waits_on=_asks(name, given))
     kind = ev.EDIT if name in EDIT_TOOLS else ev.OTHER
-    return Tool(name, kind, given, waits_on=_waits_on(given))
+    return Tool(name, kind, given, waits_on=waits_on(given))
 
 
 def _asks(name: str, given: Mapping[str, Any]) -> str:
@@ -112,24 +107,14 @@ def _asks(name: str, given: Mapping[str, Any]) -> str:
     if name == "AskUserQuestion":
         questions = given.get("questions")
         first = questions[0] if isinstance(questions, list) and questions else {}
-        text = _str(first, "question") if isinstance(first, Mapping) else ""
-        return text or _str(given, "question")
-    for line in _str(given, "plan").splitlines():
-        if line := line.strip().lstrip("#").strip():
-            return line
-    return "plan approval"
-
-
-def _waits_on(given: Mapping[str, Any]) -> str:
-    for key in ("command", "file_path", "url", "pattern", "path"):
-        if text := _str(given, key):
-            return text
-    return ""
+        question = text(first, "question") if isinstance(first, Mapping) else ""
+        return question or text(given, "question")
+    return first_line(text(given, "plan")) or "plan approval"
 
 
 def _notice(payload: Mapping[str, Any]) -> Notice:
-    kind = NOTICES.get(_str(payload, "notification_type"), ev.MESSAGE)
-    return Notice(kind, _str(payload, "message"))
+    kind = NOTICES.get(text(payload, "notification_type"), ev.MESSAGE)
+    return Notice(kind, text(payload, "message"))
 
 
 def _host(payload: Mapping[str, Any], headers: Mapping[str, str]) -> Host | None:
@@ -146,19 +131,17 @@ def _todo(payload: Mapping[str, Any]) -> TodoChange | None:
     """TaskCreate {subject, activeForm} → {task: {id}}; TaskUpdate {taskId, status?,
     subject?, activeForm?} → {success, taskId, statusChange}; TodoWrite {todos: [{content,
     status, activeForm}]} (older builds) replaces the list."""
-    name = _str(payload, "tool_name")
-    given = payload.get("tool_input")
-    raw_response = payload.get("tool_response")
-    response = raw_response if isinstance(raw_response, Mapping) else {}
-    if not isinstance(given, Mapping):
+    name = text(payload, "tool_name")
+    if not isinstance(payload.get("tool_input"), Mapping):
         return None
+    given, response = mapping(payload, "tool_input"), mapping(payload, "tool_response")
     if name == "TaskCreate":
         task = response.get("task")
         item_id = _id(task.get("id")) if isinstance(task, Mapping) else None
         if item_id is None:
             return None
         active = given.get("activeForm")
-        return TodoChange("create", item_id, _str(given, "subject"), "", _str_or_none(active))
+        return TodoChange("create", item_id, text(given, "subject"), "", _str_or_none(active))
     if name == "TaskUpdate":
         if response.get("success") is False:
             return None
@@ -171,7 +154,7 @@ def _todo(payload: Mapping[str, Any]) -> TodoChange | None:
             return None
         status = status if isinstance(status, str) else ""
         active = _str_or_none(given.get("activeForm"))
-        return TodoChange("update", item_id, _str(given, "subject"), status, active)
+        return TodoChange("update", item_id, text(given, "subject"), status, active)
     return _written(given)
 
 
@@ -181,10 +164,10 @@ def _written(given: Mapping[str, Any]) -> TodoChange | None:
         return None
     items: list[TodoItem] = []
     for entry in todos:
-        if not isinstance(entry, Mapping) or not (content := _str(entry, "content")):
+        if not isinstance(entry, Mapping) or not (content := text(entry, "content")):
             continue
-        status = _str(entry, "status") or "pending"
-        items.append(TodoItem(str(len(items) + 1), content, status, _str(entry, "activeForm")))
+        status = text(entry, "status") or "pending"
+        items.append(TodoItem(str(len(items) + 1), content, status, text(entry, "activeForm")))
     return TodoChange("replace", items=tuple(items))
 
 
@@ -216,9 +199,7 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
         output["permissionDecisionReason"] = answer.decision_reason
     if answer.lines:
         output["additionalContext"] = answer.context
-    if not output:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": NAMES[event.kind], **output}}
+    return context_answer(NAMES[event.kind], output)
 
 
 # --- the adapter as one call ------------------------------------------------------------------

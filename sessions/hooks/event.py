@@ -104,6 +104,9 @@ class HookEvent:
     source: str = ""  # SESSION_START: startup, resume, clear or compact
     reason: str = ""  # SESSION_END: why
     keeps_bindings: bool = False  # SESSION_END: the work goes on (after /clear, /resume)
+    process_only: bool = False  # SESSION_END ends the process, not the session: it goes idle
+    can_ask: bool = True  # the agent honours an "ask" answer (else the guard denies instead)
+    meta_links: bool = False  # its MCP calls carry this session id: they link it themselves
     tool: Tool | None = None  # PRE_TOOL, POST_TOOL
     notice: Notice | None = None  # NOTICE
     stop_continued: bool = False  # STOP: another hook already continued this turn

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from core.display import ago
 from sessions import selectors
-from sessions.models import ENDED, WORKING, Session, TaskBinding
+from sessions.models import ENDED, WORKING, Session, TaskBinding, named_with_agent
 from tasks.extensions import InboxGroup, InboxRow
 
 SHOWN = 100
@@ -81,7 +81,7 @@ def forgotten_group() -> InboxGroup | None:
         where = "open it in desktop, or " if desktop else ""
         rows.append(
             InboxRow(
-                title=s.title or s.name,
+                title=named_with_agent(s.title or s.name, s.agent),
                 href=desktop or reverse("sessions"),
                 detail=f"{f.reason} · {where}bind it from a task's Session panel",
                 project=s.project.name if s.project_id and s.project else "",

@@ -126,7 +126,14 @@ def _journal(
             level=touch.level,
             rule=touch.rule,
             actor=actor,
+            agent=call.event.agent,
+            sent=_sent(touch.decision, call.event.can_ask),
         )
+
+
+def _sent(decision: str, can_ask: bool) -> str:
+    """What the agent is answered: an agent that cannot ask (Codex) is denied instead."""
+    return "deny" if decision == "ask" and not can_ask else decision
 
 
 def _test_values(stands: Stands) -> tuple[str, ...]:
@@ -138,6 +145,8 @@ def _test_values(stands: Stands) -> tuple[str, ...]:
 
 
 def _answer(verdict: guard.Verdict, answer: HookAnswer) -> None:
+    """The decision as relaybay means it; the agent's adapter says it the agent's way (an
+    agent that cannot ask renders an ask as a deny that tells it to ask the owner)."""
     if verdict.decision == "deny":
         answer.deny(verdict.reason)
     elif verdict.decision == "ask":

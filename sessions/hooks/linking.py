@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from sessions.hooks import event as ev
 from sessions.hooks.event import HookEvent, Host
-from sessions.models import ENDED, KIND_DESKTOP, LINK_AGENT, Session, TaskBinding
+from sessions.models import ENDED, KIND_DESKTOP, LINK_AGENT, Session, TaskBinding, agent_title
 from sessions.selectors import session_by_cc_id
 from tasks.models import Project
 
@@ -125,7 +125,8 @@ def _first_sight(cwd: str) -> Link:
             folder=folder,
             reason=_cut(
                 f"The desktop session bound in {project.slug} ({candidate.name}) is already "
-                f"linked to another live Claude Code session. {HOW_TO_LINK}"
+                f"linked to another live {agent_title(candidate.agent) or 'agent'} session. "
+                f"{HOW_TO_LINK}"
             ),
         )
     return Link(GUESS, session=candidate, project=project, folder=folder)

@@ -3,7 +3,7 @@ them after the Host, Origin and Bearer checks). A second agent is one more line 
 
 from __future__ import annotations
 
-from sessions.hooks import claude_code
+from sessions.hooks import claude_code, codex
 from sessions.hooks.endpoint import App, door
 
-ROUTES: dict[str, App] = {claude_code.PATH: door(claude_code)}
+ROUTES: dict[str, App] = {claude_code.PATH: door(claude_code), codex.PATH: door(codex)}

@@ -67,7 +67,10 @@ STATUS: dict[str, Callable[[HookEvent], tuple[str, str]]] = {
     ev.POST_TOOL: lambda e: (WORKING, _cut(e.tool.name if e.tool else "tool", ACTIVITY_MAX)),
     ev.NOTICE: _notice,
     ev.STOP: lambda e: (IDLE, "turn finished"),
-    ev.SESSION_END: lambda e: (ENDED, _cut(f"ended ({e.reason or '?'})", 200)),
+    ev.SESSION_END: lambda e: (
+        (IDLE if e.process_only else ENDED),
+        _cut(f"{'process ended' if e.process_only else 'ended'} ({e.reason or '?'})", 200),
+    ),
 }
 # Events after which the last PRE_TOOL is no longer pending (waiting.py).
 CALL_ENDS = frozenset({ev.POST_TOOL, ev.PROMPT, ev.STOP, ev.SESSION_END})
@@ -111,7 +114,7 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
         call = HookCall(event=event, session=session, exact=exact, actor=actor)
         answer = HookAnswer()
         if event.kind == ev.SESSION_START:
-            answer.add_context(hook_answer.session_start_line(event.session_id))
+            answer.add_context(hook_answer.session_start_line(event.session_id, event.meta_links))
         hook_answer.run_providers(call, answer)
         if event.kind == ev.STOP:
             _stop(call, session, answer)
@@ -136,14 +139,20 @@ def _apply_link(
     if link.action in (linking.ENV, linking.GUESS):
         assert link.session is not None
         before = hook_steps.link_to(
-            link.session, event.session_id, exact=link.action == linking.ENV, take_from=link.holder
+            link.session,
+            event.session_id,
+            agent=event.agent,
+            exact=link.action == linking.ENV,
+            take_from=link.holder,
         )
         return link.session, before, []
     session, seen = hook_steps.new_hook_session(
         name=link.folder,
         project=link.project,
+        agent=event.agent,
         agent_id=event.session_id,
         cwd=event.cwd,
+        transcript_path=event.transcript_path,
         reason=link.reason,
         actor=actor,
         now=now,
@@ -166,6 +175,8 @@ def _write_status(
         status=status,
         activity=activity,
         cwd=event.cwd,
+        transcript_path=event.transcript_path,
+        agent=event.agent,
         before=before,
         actor=actor,
         now=now,

@@ -34,7 +34,7 @@ from sessions import selectors as session_selectors
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
-from sessions.models import WORKING, Session, TaskBinding
+from sessions.models import WORKING, Session, TaskBinding, named_with_agent
 from sessions.services import hooks as hook_steps
 from tasks.events import EventKind
 from tasks.extensions import CardExtra, InboxGroup, plug_in_once, register_card_extras
@@ -118,6 +118,7 @@ class Stuck:
     task: Task
     reason: str
     since: datetime
+    agent: str = ""  # whose hooks report the session (sessions.models.AGENTS)
 
 
 def _last_progress() -> Subquery:
@@ -170,7 +171,9 @@ def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
     for b in bindings:
         judged = None if b.task_id in found else _judge(b, b.wrote, repeats, now)
         if judged is not None:
-            found[b.task_id] = Stuck(b.session_id, b.session.name, b.task, *judged)
+            found[b.task_id] = Stuck(
+                b.session_id, b.session.name, b.task, *judged, agent=b.session.agent
+            )
     return sorted(found.values(), key=lambda s: s.since)
 
 
@@ -201,7 +204,8 @@ def stuck_group() -> InboxGroup | None:
     now = timezone.now()
     rows = []
     for s in stuck:
-        rows.append(task_row(s.task, f"{s.reason} · since {ago(s.since, now)}", by=s.session))
+        by = named_with_agent(s.session, s.agent)
+        rows.append(task_row(s.task, f"{s.reason} · since {ago(s.since, now)}", by=by))
     return InboxGroup(id="possibly-stuck", title="Possibly stuck", rows=tuple(rows))
 
 

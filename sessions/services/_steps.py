@@ -34,6 +34,8 @@ HOOK_STATE_FIELDS = (
     "activity",
     "activity_at",
     "cwd",
+    "agent",
+    "transcript_path",
     "stop_blocks",
 )
 
@@ -157,6 +159,8 @@ def _take_over(holder: Session, session: Session) -> None:
     session.activity = holder.activity
     session.activity_at = holder.activity_at
     session.cwd = holder.cwd or session.cwd
+    session.agent = holder.agent or session.agent
+    session.transcript_path = holder.transcript_path or session.transcript_path
     session.stop_blocks = holder.stop_blocks
     session.unlinked_reason = ""
     SessionTodo.objects.filter(session=session, cc_session_id=holder.cc_session_id).delete()

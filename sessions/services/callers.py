@@ -7,10 +7,16 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from sessions.fields import parse_hook_session, parse_session, parse_title
+from sessions.fields import (
+    parse_hook_session,
+    parse_session,
+    parse_title,
+    valid_agent_session_id,
+)
 from sessions.models import (
     Session,
 )
+from sessions.selectors import session_by_cc_id
 from sessions.services._steps import _link_exact, _mark_seen, _resolve
 from tasks.extensions import refuse_secrets
 from tasks.models import Event, Task
@@ -31,6 +37,7 @@ def session_touch(
     session: str | None,
     session_title: str | None = None,
     hook_session: str | None = None,
+    call_session: str | None = None,
     actor: str,
     task: Task | None = None,
 ) -> TouchResult:
@@ -38,8 +45,11 @@ def session_touch(
 
     local_<uuid> → the desktop session (created if new; its title set when given); a plain
     name → the session it is an alias of, else the named session (created if new).
-    hook_session links that Claude Code id exactly to the caller (§4 step 2). `task` only
-    places a session.seen event in the task's project feed.
+    hook_session links that agent session id exactly to the caller (§4 step 2);
+    `call_session`, the id the MCP call itself carried (Codex's _meta.sessionId), does the
+    same when no hook_session is given and a hook session already reports that id — by the
+    same rules, silently otherwise. `task` only places a session.seen event in the task's
+    project feed.
     """
     refuse_secrets(
         task.project if task is not None else None,
@@ -49,6 +59,7 @@ def session_touch(
     ident = parse_session(session)
     title = parse_title(session_title)
     cc_id = parse_hook_session(hook_session)
+    by_call = cc_id is None and _reported(call_session)
     if ident is None:
         notes = ()
         if cc_id:
@@ -65,5 +76,14 @@ def session_touch(
         notes: list[str] = []
         if cc_id:
             notes += _link_exact(found, cc_id, actor=actor, now=now, events=events)
+        elif by_call and call_session:
+            _link_exact(found, call_session, actor=actor, now=now, events=events)
         _mark_seen(found, now)
     return TouchResult(session=found, created=created, notes=tuple(notes), events=tuple(events))
+
+
+def _reported(call_session: str | None) -> bool:
+    """Whether a hook session reports the id the MCP call carried (only then it links)."""
+    if not call_session or not valid_agent_session_id(call_session):
+        return False
+    return session_by_cc_id(call_session) is not None

@@ -41,9 +41,12 @@ if TYPE_CHECKING:
 
 SESSION_END_REASON = "session_end"
 CWD_MAX = 1000
+PATH_MAX = 1000  # of a transcript path
 
 
-def link_to(session: Session, agent_id: str, *, exact: bool, take_from: Session | None) -> str:
+def link_to(
+    session: Session, agent_id: str, *, agent: str, exact: bool, take_from: Session | None
+) -> str:
     """Link `session` to the agent's session id (§4 steps 1 and 3): exactly (the
     environment named it) or by guess; `take_from` is another session holding the id.
     Returns the session's status before the event."""
@@ -64,7 +67,10 @@ def link_to(session: Session, agent_id: str, *, exact: bool, take_from: Session 
         session.cc_exact = False
         session.cc_link = LINK_GUESS
     session.unlinked_reason = ""
-    session.save(update_fields=["cc_session_id", "cc_exact", "cc_link", *HOOK_STATE_FIELDS])
+    session.agent = agent
+    session.save(
+        update_fields=["cc_session_id", "cc_exact", "cc_link", "agent", *HOOK_STATE_FIELDS]
+    )
     return before
 
 
@@ -72,8 +78,10 @@ def new_hook_session(
     *,
     name: str,
     project: Project | None,
+    agent: str,
     agent_id: str,
     cwd: str,
+    transcript_path: str,
     reason: str,
     actor: str,
     now: datetime,
@@ -86,6 +94,8 @@ def new_hook_session(
         cc_session_id=agent_id,
         cc_exact=False,
         cwd=cwd[:CWD_MAX],
+        agent=agent,
+        transcript_path=transcript_path[:PATH_MAX],
         unlinked_reason=reason,
         created_at=now,
     )
@@ -104,19 +114,28 @@ def write_status(
     status: str,
     activity: str,
     cwd: str,
+    transcript_path: str = "",
+    agent: str = "",
     before: str,
     actor: str,
     now: datetime,
 ) -> list[Event]:
-    """The hook status and activity now; session.status_changed when the status changed."""
+    """The hook status and activity now (and the cwd and transcript when they moved);
+    session.status_changed when the status changed."""
     session.hook_status = status
     session.activity = activity
     session.activity_at = now
     fields = ["hook_status", "activity", "activity_at"]
-    cwd = cwd[:CWD_MAX]
+    cwd, transcript_path = cwd[:CWD_MAX], transcript_path[:PATH_MAX]
     if cwd and cwd != session.cwd:
         session.cwd = cwd
         fields.append("cwd")
+    if transcript_path and transcript_path != session.transcript_path:
+        session.transcript_path = transcript_path
+        fields.append("transcript_path")
+    if agent and agent != session.agent:  # a session an agent linked before its hooks came
+        session.agent = agent
+        fields.append("agent")
     session.save(update_fields=fields)
     return _status_events(session, before, actor) if status != before else []
 

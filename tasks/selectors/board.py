@@ -165,6 +165,8 @@ class Card:
     session_name: str
     hook_status: str  # working / waiting / idle / ended / ""
     desktop_link: str
+    agent: str  # whose hooks report the bound session ("Claude Code", "Codex"), or ""
+    agent_mark: str  # its two letters beside the status dot
     badges: tuple[Badge, ...]
     href: str  # /p/<slug>?task=<key>: the task dialog over the board
     dialog_url: str  # /p/<slug>/t/<key>/dialog: the dialog fragment
@@ -191,9 +193,12 @@ def _is_archived(task: Task, cutoff: datetime) -> bool:
 
 
 def _merge_extras(extras: list[extensions.CardExtra]) -> dict[str, Any]:
-    merged: dict[str, Any] = {"session": "", "status": "", "link": "", "badges": []}
+    merged: dict[str, Any] = dict.fromkeys(("session", "status", "link", "agent", "mark"), "")
+    merged["badges"] = []
     for extra in extras:
         merged["session"] = merged["session"] or extra.session_name
+        merged["agent"] = merged["agent"] or extra.agent
+        merged["mark"] = merged["mark"] or extra.agent_mark
         merged["status"] = merged["status"] or extra.hook_status
         merged["link"] = merged["link"] or safe_href(extra.desktop_link)
         for badge in (extensions.CardBadge(*b) for b in extra.badges):
@@ -248,6 +253,8 @@ def _cards(project: Project, tasks: list[Task], cutoff: datetime) -> list[Card]:
                 tracker_not_logged=require_log and not t.tracker_logged and (bool(label) or done),
                 session_name=more["session"],
                 hook_status=more["status"],
+                agent=more["agent"],
+                agent_mark=more["mark"],
                 desktop_link=more["link"],
                 badges=_dialog_badges(more["badges"], href, dialog_url),
                 href=href,

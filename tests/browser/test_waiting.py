@@ -68,7 +68,7 @@ def test_a_permission_prompt_shows_on_the_card_the_inbox_and_as_a_notification(
     page.goto(f"{server.base_url}/inbox")
     group = page.locator("#inbox-agents-waiting")
     expect(group).to_contain_text("Agents waiting for an answer")
-    expect(group).to_contain_text(f"{w.session} · Release the gift cards")
+    expect(group).to_contain_text(f"{w.session} (Claude Code) · Release the gift cards")
     expect(group).to_contain_text(SUMMARY)
     watched.remember_violations()
 
@@ -102,7 +102,7 @@ def test_possibly_stuck_and_forgotten_sessions_in_the_inbox(
     sign_in(page, server, "/inbox")
     wait_state(page, "live")
     stuck = page.locator("#inbox-possibly-stuck")
-    expect(stuck).to_contain_text(f"{w.session} · Release the gift cards")
+    expect(stuck).to_contain_text(f"{w.session} (Claude Code) · Release the gift cards")
     expect(stuck).to_contain_text("the same Bash call 5 times in a row")
     forgotten = page.locator("#inbox-forgotten-sessions")
     expect(forgotten).to_contain_text(f"nowhere-{name}")

@@ -73,6 +73,8 @@ def test_block_mode_denies_a_remote_change_on_a_read_only_live_stand() -> None:
             "decision": "deny",
             "level": "read",
             "rule": "ssh-remote-change",
+            "agent": "claude-code",
+            "sent": "deny",
         }
     ]
 

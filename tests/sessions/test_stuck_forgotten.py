@@ -67,7 +67,7 @@ def test_five_identical_calls_in_a_row_are_possibly_stuck():
     call()
     [row] = stuck_rows()
     assert row.key == task.key
-    assert row.title == "alice · Checkout"
+    assert row.title == "alice (Claude Code) · Checkout"  # the agent named
     assert row.detail.startswith("the same Bash call 5 times in a row · since ")
     [event] = Event.objects.filter(kind="session.stuck")
     assert event.payload == {"session": "alice", "reason": "the same Bash call 5 times in a row"}
@@ -151,7 +151,7 @@ def test_a_session_working_with_no_task_for_ten_minutes_is_forgotten():
     session = Session.objects.get(cc_session_id=CC_ID)
     assert forgotten_titles() == []  # just started
     Session.objects.filter(pk=session.pk).update(created_at=timezone.now() - timedelta(minutes=12))
-    assert forgotten_titles() == [session.name]
+    assert forgotten_titles() == [f"{session.name} (Claude Code)"]  # the agent named
     row = forgotten.forgotten_group().rows[0]
     assert "working with no task bound (known for 12 min)" in row.detail
     assert row.action_label == "Dismiss"
@@ -175,7 +175,7 @@ def test_dismiss_marks_the_session_ended_and_it_leaves_the_inbox():
     hook_event(payload=payload("Stop.first", session_id=CC_ID))
     session = Session.objects.get(cc_session_id=CC_ID)
     Session.objects.filter(pk=session.pk).update(activity_at=timezone.now() - timedelta(days=2))
-    assert forgotten_titles() == [session.name]
+    assert forgotten_titles() == [f"{session.name} (Claude Code)"]  # the agent named
     client = signed_in_client()
     url = reverse("session_dismiss", args=[session.pk])
     response = client.post(

@@ -122,7 +122,7 @@ def test_the_inbox_lists_waiting_agents_longest_first_with_their_task():
     assert group is not None
     assert group.title == "Agents waiting for an answer"
     first, second = group.rows
-    assert second.title == "alice · Gift cards"
+    assert second.title == "alice (Claude Code) · Gift cards"  # the agent named
     assert second.key == task.key
     assert second.detail == "waiting since just now: Bash git push origin main"
     assert first.title != second.title  # the earlier wait first

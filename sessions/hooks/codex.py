@@ -1,0 +1,122 @@
+"""The Codex CLI adapter of the hook room (issue 30): its hook input in, its output out.
+
+The only code that knows Codex 0.169.0's hooks (tests/fixtures/codex-0.169.0/): its events
+(SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop,
+SessionEnd; PreCompact, PostCompact, SubagentStart, SubagentStop and Interrupt are not
+relaybay's business), its payload keys (`session_id` is the thread id, kept across resume
+and compaction; a sub-agent's events carry its parent's id with an `agent_id`), its tools
+(a shell command arrives as `Bash` {"command"}, MCP tools as mcp__<server>__<tool>) and
+its answers.
+
+Its quirks, as neutral facts:
+- every `codex exec` process ends with SessionEnd `reason: "other"`, also when the same
+  session goes on with `codex exec resume <id>`: it ends the process, not the work — the
+  bindings stay and the session goes idle (`process_only`); the forgotten and idle rules
+  end it;
+- there is no Notification: a PermissionRequest is Codex waiting for an answer;
+- PreToolUse honours `permissionDecision: "deny"` but treats "ask" and "allow" as a failed
+  hook and runs the tool (`can_ask` False: the guard denies with a reason that says to ask
+  the owner); relaybay never answers a PermissionRequest for the owner;
+- its MCP calls carry the thread id as `_meta.sessionId` / `_meta.threadId`
+  (`meta_links`): they link the session without a hook_session argument;
+- a sub-agent's rollout is its own file: only the parent's transcript path is kept, and a
+  sub-agent's task prompt is not the person's prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sessions.hooks import event as ev
+from sessions.hooks.answer import ASK, HookAnswer
+from sessions.hooks.event import HookEvent, Notice, Tool
+from sessions.hooks.payload import context_answer, mapping, text, waits_on
+
+AGENT = "codex"
+TITLE = "Codex"
+PATH = "/hooks/codex"
+PASSED_HEADERS = ("user-agent",)
+KINDS = {
+    "SessionStart": ev.SESSION_START,
+    "UserPromptSubmit": ev.PROMPT,
+    "PreToolUse": ev.PRE_TOOL,
+    "PermissionRequest": ev.NOTICE,
+    "PostToolUse": ev.POST_TOOL,
+    "Stop": ev.STOP,
+    "SessionEnd": ev.SESSION_END,
+}
+NAMES = {kind: name for name, kind in KINDS.items() if name != "PermissionRequest"}
+CONTEXT_KINDS = frozenset({ev.SESSION_START, ev.PROMPT, ev.PRE_TOOL, ev.POST_TOOL})
+EDIT_TOOLS = frozenset({"apply_patch"})
+ASKING_TOOLS = frozenset({"request_user_input"})
+ASK_INSTEAD = (
+    " Codex cannot ask for permission from a hook, so relaybay refused the call: ask the "
+    "owner in the chat, then try again once they have said yes."
+)
+
+
+def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> HookEvent | None:
+    """Codex's hook input as a neutral event; None for an event relaybay does not handle."""
+    name = text(payload, "hook_event_name")
+    kind = KINDS.get(name)
+    sub_agent = bool(text(payload, "agent_id"))
+    if kind is None or (kind == ev.PROMPT and sub_agent):
+        return None
+    tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.POST_TOOL, ev.NOTICE) else None
+    return HookEvent(
+        agent=AGENT,
+        kind=kind,
+        session_id=text(payload, "session_id"),
+        name=name,
+        cwd=text(payload, "cwd"),
+        transcript_path="" if sub_agent else text(payload, "transcript_path"),
+        source=text(payload, "source"),
+        reason=text(payload, "reason"),
+        keeps_bindings=kind == ev.SESSION_END,
+        process_only=kind == ev.SESSION_END,
+        can_ask=False,
+        meta_links=True,
+        tool=tool,
+        notice=Notice(ev.PERMISSION, text(mapping(payload, "tool_input"), "description"))
+        if kind == ev.NOTICE
+        else None,
+        stop_continued=payload.get("stop_hook_active") is True,
+    )
+
+
+def _tool(payload: Mapping[str, Any]) -> Tool:
+    name = text(payload, "tool_name")
+    given = mapping(payload, "tool_input")
+    if name == "Bash":
+        command = text(given, "command")
+        return Tool(name, ev.SHELL, given, command=command, waits_on=command)
+    if name.startswith("mcp__"):
+        server, _, tool = name[len("mcp__") :].partition("__")
+        return Tool(name, ev.MCP, given, mcp_server=server, mcp_tool=tool)
+    if name in ASKING_TOOLS:
+        asks = text(given, "question") or text(given, "prompt") or "your input"
+        return Tool(name, ev.ASKS, given, waits_on=asks)
+    kind = ev.EDIT if name in EDIT_TOOLS else ev.OTHER
+    return Tool(name, kind, given, waits_on=waits_on(given))
+
+
+def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
+    """The JSON Codex reads, or None (204). Never "allow" or "ask": an ask becomes a deny
+    whose reason tells the agent to ask the owner; a PermissionRequest is the owner's."""
+    if event.kind == ev.STOP:
+        if answer.block_reason:
+            return {"decision": "block", "reason": answer.block_reason}
+        return None
+    if event.kind not in CONTEXT_KINDS:
+        return None
+    output: dict[str, Any] = {}
+    if answer.decision is not None and event.kind == ev.PRE_TOOL:
+        reason = answer.decision_reason
+        output["permissionDecision"] = "deny"
+        output["permissionDecisionReason"] = (
+            reason + ASK_INSTEAD if answer.decision == ASK else reason
+        )
+    if answer.lines:
+        output["additionalContext"] = answer.context
+    return context_answer(NAMES[event.kind], output)
