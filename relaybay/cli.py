@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 COMMANDS = {
     "serve": "Start the server (board, /mcp, /hooks) on 127.0.0.1.",
     "token": "Print the `claude mcp add` line with the token; --rotate replaces the token.",
-    "setup": "Show or write relaybay's hooks in Claude Code's settings (dry run by default).",
-    "doctor": "Check relaybay, the server and Claude Code's setup; writes nothing.",
+    "setup": "Show or write relaybay's hooks for Claude Code or (--agent codex) Codex; dry run "
+    "by default.",
+    "doctor": "Check relaybay, the server and the Claude Code and Codex setup; writes nothing.",
     "hook": "Forward one Claude Code hook event (stdin) to the server; what setup's hooks run.",
     "demo": "Seed a made-up workspace into a data folder (--home, --force) to look around.",
 }

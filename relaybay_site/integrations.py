@@ -1,4 +1,5 @@
-"""Settings → Integrations: Claude Code on this machine, from the board (§5 #spec-setup).
+"""Settings → Integrations: Claude Code and Codex on this machine, from the board (§5
+#spec-setup, issue 30).
 
 The page shows what `relaybay setup` shows — detection, the plan for the chosen hook type,
 its diff, notes and hash — plus the check results and the unlinked hook sessions. Apply
@@ -7,8 +8,13 @@ showed: the form carries the plan hash, and a file that changed meanwhile is ref
 the new plan shown. Writes need the board cookie and the CSRF token (the middleware) and
 are refused with the Bearer token. Successful writes answer 303 with a flash (§9).
 
-Detection runs `claude --version` and the check calls this server over HTTP, so both run in
-a worker thread from async views: neither holds the thread the rest of Django needs.
+Codex is shown beside it: detected, its hooks in config.toml present and trusted, MCP
+registered, a hook event seen, each failure with its fix, and the `relaybay setup --agent
+codex` lines that connect it (the page writes only Claude Code's file).
+
+Detection runs `claude --version` (and `codex --version`) and the check calls this server
+over HTTP, so both run in a worker thread from async views: neither holds the thread the
+rest of Django needs.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from core import flash, tokens
 from core.responses import plain
 from core.security import current_token, owner_only
 from relaybay_site.settings_pages import settings_sections
-from relaybay_site.setup import checks, detect, document
+from relaybay_site.setup import checks, codex, codex_checks, detect, document
 from relaybay_site.setup.entries import server_target, target_problem
 from relaybay_site.setup.plan import Plan, PlanChanged, make_plan, read_bytes, write_plan
 from sessions.selectors import unlinked_hook_sessions
@@ -188,17 +194,54 @@ def _check_context(items: list[dict[str, Any]] | None, message: str = "") -> dic
     }
 
 
+def _codex_files() -> dict[str, Any]:
+    """Codex's detection, its config.toml items and how to connect it: subprocesses and file
+    reads, so a worker thread runs this; `_page` adds the hook event seen (the database)."""
+    cfg = settings.RELAYBAY
+    home = codex.codex_home()  # the server's $CODEX_HOME, else ~/.codex, as setup's
+    found = codex.detect_codex()
+    using = codex_checks.in_use(home, found)
+    token_file = str(tokens.token_path(cfg.home_path))
+    items = []
+    if using:
+        items = codex_checks.codex_items(
+            home, cfg.base_url, token_file, found, env=False, seen=False
+        )
+    offers = codex.offers_mcp_add(found)
+    return {
+        "path": found.path,
+        "version": detect.show_version(found.version),
+        "using": using,
+        "config": codex.config_file(home),
+        "items": [i.as_dict() for i in items],
+        "mcp_ok": any(i.ok for i in items if i.name == codex_checks.MCP),
+        "mcp_line": codex.mcp_add_command(cfg.base_url) if offers else None,
+        "mcp_table": None if offers else codex.mcp_table(cfg.base_url),
+        "token_export": codex.token_export(token_file),
+        "setup": codex_checks.setup_fix(home),
+    }
+
+
+def _with_seen(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    if view is None or not view["using"]:
+        return view
+    seen = codex_checks.seen_item(database_file=False).as_dict()
+    return {**view, "items": [*view["items"], seen]}
+
+
 def _page(
     request: HttpRequest,
     state: State,
     *,
     refusal: str | None = None,
     status: int = 200,
+    codex_view: dict[str, Any] | None = None,
 ) -> HttpResponse:
     shown = flash.take(request)
     context = {
         "sections": settings_sections("integrations"),
         "machine": _machine(state),
+        "codex": _with_seen(codex_view),
         "flash": shown,
         "refusal": refusal,
         "unlinked": unlinked_hook_sessions(),
@@ -229,10 +272,16 @@ async def integrations(request: HttpRequest) -> HttpResponse:
     raw = request.GET.get("mode")
     mode = _mode_of(raw)
     refusal = None if mode is not None else _unknown_mode(raw)
-    claude = await asyncio.to_thread(detect.detect_claude)
+    claude, codex_view = await asyncio.gather(
+        asyncio.to_thread(detect.detect_claude), asyncio.to_thread(_codex_files)
+    )
     state = await asyncio.to_thread(_state, mode or _mode_of(None) or "command", claude)
     return await sync_to_async(_page)(
-        request, state, refusal=refusal, status=200 if refusal is None else 400
+        request,
+        state,
+        refusal=refusal,
+        status=200 if refusal is None else 400,
+        codex_view=codex_view,
     )
 
 
@@ -267,6 +316,7 @@ async def integrations_check(request: HttpRequest) -> HttpResponse:
     items = await asyncio.to_thread(
         checks.check_items, settings.RELAYBAY.base_url, current_token(), claude_home()
     )
+    items += await _codex_check_items(current_token(), server_ok=items[0].ok)
     rows = [i.as_dict() for i in items]
     if request.htmx:
         return await sync_to_async(render)(
@@ -279,6 +329,26 @@ async def integrations_check(request: HttpRequest) -> HttpResponse:
     return flash.redirect_with(
         request, target, flash.Flash(_summary(items), all(i.ok for i in items), tuple(rows))
     )
+
+
+async def _codex_check_items(token: str, *, server_ok: bool) -> list[checks.Item]:
+    """Codex's items after Claude Code's when Codex is there: its hook route (when the server
+    answered), config.toml and a hook event seen (not RELAYBAY_TOKEN: the server's
+    environment is not Codex's)."""
+    cfg = settings.RELAYBAY
+    home = codex.codex_home()
+    found = await asyncio.to_thread(codex.detect_codex)
+    if not await asyncio.to_thread(codex_checks.in_use, home, found):
+        return []
+    token_file = str(tokens.token_path(cfg.home_path))
+    items = []
+    if server_ok:
+        items.append(await asyncio.to_thread(codex_checks.endpoint_item, cfg.base_url, token))
+    items += await asyncio.to_thread(
+        codex_checks.codex_items, home, cfg.base_url, token_file, found, env=False, seen=False
+    )
+    seen = await sync_to_async(codex_checks.seen_item)(database_file=False)
+    return [*items, seen]
 
 
 @require_POST

@@ -66,7 +66,8 @@ def _facts() -> list[str]:
     def fact(adapter: ModuleType, what: str) -> str:
         start = _sample(adapter, "SessionStart")
         end = _sample(adapter, "SessionEnd")
-        assert start is not None and end is not None
+        assert start is not None
+        assert end is not None
         return {
             "route": f"`POST {adapter.PATH}`",
             "can_ask": "yes"

@@ -103,10 +103,17 @@ def healthz(base_url: str) -> dict[str, Any] | None:
 
 
 def server_items(
-    base_url: str, token: str | None, health: dict[str, Any] | None, *, reached: bool
+    base_url: str,
+    token: str | None,
+    health: dict[str, Any] | None,
+    *,
+    reached: bool,
+    hook_path: str = HOOK_PATH,
+    hook_name: str = "hook endpoint",
 ) -> list[Item]:
-    """relaybay server, MCP with the token, hook endpoint; only the first without a token
-    or when nothing listens. `reached` is whether anything answered at all."""
+    """relaybay server, MCP with the token, hook endpoint (Claude Code's, or the agent's
+    route `hook_path`); only the first without a token or when nothing listens. `reached`
+    is whether anything answered at all."""
     name = "relaybay server"
     if token is None:
         return [
@@ -127,7 +134,7 @@ def server_items(
             f"{base_url} answers with another token (token id {theirs}, the token file has {mine})",
             "stop that server and run relaybay serve here, or pass its data folder with --home",
         )
-    return [first, mcp_item(base_url, token), hook_item(base_url, token)]
+    return [first, mcp_item(base_url, token), hook_item(base_url, token, hook_path, hook_name)]
 
 
 def mcp_item(base_url: str, token: str) -> Item:
@@ -175,17 +182,22 @@ def _has_result(reply: bytes) -> bool:
     return False
 
 
-def hook_item(base_url: str, token: str) -> Item:
-    name = "hook endpoint"
+def hook_item(
+    base_url: str, token: str, path: str = HOOK_PATH, name: str = "hook endpoint"
+) -> Item:
+    """A synthetic event of a kind no adapter handles: accepted (204) and ignored."""
     body = json.dumps({"hook_event_name": CHECK_EVENT, "session_id": "relaybay-check"}).encode()
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
     try:
-        status, _ = request(base_url, "POST", HOOK_PATH, body=body, headers=headers)
+        status, _ = request(base_url, "POST", path, body=body, headers=headers)
     except (OSError, http.client.HTTPException) as exc:
-        return Item(False, name, f"POST {base_url}{HOOK_PATH} failed: {exc}", _restart())
+        return Item(False, name, f"POST {base_url}{path} failed: {exc}", _restart())
     if status in (200, 204):
         return Item(True, name, f"a synthetic hook event was accepted ({status})")
-    return Item(False, name, f"a synthetic hook event was answered {status}", _restart())
+    detail = f"a synthetic hook event was answered {status}"
+    if status == 404:
+        detail += f": this server has no {path} (one started from an older relaybay?)"
+    return Item(False, name, detail, _restart())
 
 
 def rules_item(settings_hash: str, health: dict[str, Any] | None) -> Item:

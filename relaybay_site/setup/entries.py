@@ -82,8 +82,9 @@ def quote(arg: str, *, windows: bool = False) -> str:
     return shlex.quote(arg)
 
 
-def hook_command(target: Target, *, wait: bool = False) -> str:
-    url = target.base_url + (WAIT_PATH if wait else HOOK_PATH)
+def hook_command(target: Target, *, wait: bool = False, path: str | None = None) -> str:
+    """The hook client's command line; `path` picks another agent's hook route (Codex)."""
+    url = target.base_url + (path or (WAIT_PATH if wait else HOOK_PATH))
     args = [target.python, "-I", "-m", "relaybay.hook_client", "--url", url]
     args += ["--token-file", target.token_file, *(["--wait"] if wait else [])]
     return " ".join(quote(a, windows=target.windows) for a in args)

@@ -10,6 +10,7 @@ tests/artifacts/browser/.
 from __future__ import annotations
 
 import json
+import shutil
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ from tests.support.mcp_client import call_tool
 from tests.support.server import (
     RelaybayServer,
     profile_env,
+    run_cli,
     seed_claude_settings,
     write_fake_claude,
 )
@@ -265,3 +267,37 @@ def test_an_unlinked_hook_session_appears_live_with_its_reason(ig, new_page, sho
     row.scroll_into_view_if_needed()
     shot(page, "integrations-unlinked")
     w.assert_clean()
+
+
+def test_codex_shows_beside_claude_code_and_reads_well_at_every_width(ig, new_page, shot):
+    """relaybay's hooks in the profile's ~/.codex/config.toml (written by `relaybay setup
+    --agent codex`): the Codex section lists each item with its pill, the failures with their
+    fix, and fits 1280, 1440 and 390 px."""
+    codex_home = ig.claude_home / ".codex"
+    codex_home.mkdir()
+    try:
+        done = run_cli(
+            "setup", "--agent", "codex", "--apply", "--port", str(ig.server.port),
+            home=ig.server.home, env={"HOME": str(ig.claude_home)},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        for size in ({"width": 1280, "height": 900}, DESKTOP, PHONE):
+            w = new_page(**size)
+            page = w.page
+            sign_in(page, ig.server, PAGE)
+            section = page.locator("#integrations-codex")
+            expect(section.get_by_role("heading", level=2)).to_have_text("Codex")
+            items = section.locator("#ig-codex-items li")
+            expect(items).to_have_count(5)
+            trusted = items.filter(has=page.locator("strong", has_text="Codex hooks trusted"))
+            expect(trusted.locator(".state-pill")).to_have_text("ok")
+            mcp = items.filter(has=page.locator("strong", has_text="Codex MCP registered"))
+            expect(mcp.locator(".state-pill")).to_have_text("FAIL")
+            expect(mcp.locator(".ig-fix")).to_be_visible()
+            expect(section.locator("#ig-codex-mcp")).to_contain_text("[mcp_servers.relaybay]")
+            assert page.evaluate(NO_OVERFLOW), (size, page.evaluate(SCROLL_WIDTH))
+            section.scroll_into_view_if_needed()
+            shot(page, f"integrations-codex-{size['width']}")
+            w.assert_clean()
+    finally:
+        shutil.rmtree(codex_home)

@@ -20,6 +20,7 @@ ORDER = [
     "token file",
     "Claude Code",
     "desktop app",
+    "Codex",
     "relaybay server",
     "MCP with the token",
     "hook endpoint",
@@ -31,9 +32,12 @@ ORDER = [
 
 
 def doctor(home: Path, port: int, claude_home: Path, path: Path | str, *extra: str):
+    """The doctor's items; Codex's folder is one without config.toml unless --codex-home."""
+    env = {"PATH": f"{path}{os.pathsep}{os.environ['PATH']}"}
+    env["CODEX_HOME"] = str(claude_home / ".codex")
     done = run_cli(
         "doctor", "--json", "--port", str(port), "--claude-home", str(claude_home), *extra,
-        home=home, env={"PATH": f"{path}{os.pathsep}{os.environ['PATH']}"},
+        home=home, env=env,
     )  # fmt: skip
     assert done.stdout, done.stderr
     return done.returncode, json.loads(done.stdout)
@@ -58,6 +62,8 @@ def test_doctor_all_ok_against_a_running_server(tmp_path, server, fake_claude) -
     assert code == 0, items
     by_name = {i["name"]: i for i in items}
     assert "version 2.1.332" in by_name["Claude Code"]["detail"]
+    assert by_name["Codex"]["ok"]  # no codex, no config.toml: one line, nothing to fail
+    assert "nothing to check" in by_name["Codex"]["detail"]
     assert "found" in by_name["desktop app"]["detail"]
     assert "no config.toml" in by_name["data folder"]["detail"]
     assert server.healthz()["rules_hash"] in by_name["rules hash"]["detail"]
@@ -147,7 +153,11 @@ def test_every_failure_path_in_the_checks_passes_a_fix() -> None:
 
     root = Path(__file__).resolve().parents[2]
     offenders = []
-    for rel in ("relaybay_site/setup/checks.py", "relaybay_site/management/commands/doctor.py"):
+    for rel in (
+        "relaybay_site/setup/checks.py",
+        "relaybay_site/setup/codex_checks.py",
+        "relaybay_site/management/commands/doctor.py",
+    ):
         tree = ast.parse((root / rel).read_text())
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Item"):

@@ -1,5 +1,9 @@
 """`relaybay doctor`: what is installed and whether it fits together (§5 #spec-setup).
 
+Claude Code, and Codex beside it (issue 30): when `codex` is on PATH or its config.toml
+names relaybay, Codex's items follow Claude Code's; otherwise one ok line says it is not
+there.
+
 Reads and never writes: it never creates the token and works with the server down. One
 `[ok]` / `[FAIL]` line per item, or --json (the shape of `setup --check --json`); exit 1
 when an item fails. Invalid settings are one failed "settings" item: relaybay.cli then
@@ -20,7 +24,7 @@ from typing import Any
 from core import tokens
 from relaybay import get_version
 from relaybay_site.management.commands._flags import RelaybayCommand
-from relaybay_site.setup import checks, detect
+from relaybay_site.setup import checks, codex, codex_checks, detect
 from relaybay_site.setup.checks import Item
 
 MIN_PYTHON = (3, 12)
@@ -29,7 +33,7 @@ MIN_CLAUDE_VERSION = (2, 0, 0)
 
 
 class Command(RelaybayCommand):
-    help = "Check this machine's relaybay, server and Claude Code setup; writes nothing."
+    help = "Check this machine's relaybay, server, Claude Code and Codex setup; writes nothing."
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         _add_arguments(parser)
@@ -38,7 +42,8 @@ class Command(RelaybayCommand):
         from django.conf import settings
 
         claude_home = Path(options["claude_home"] or Path.home()).expanduser()
-        items = doctor_items(settings.RELAYBAY, claude_home)
+        codex_home = codex.codex_home(options["codex_home"])
+        items = doctor_items(settings.RELAYBAY, claude_home, codex_home)
         self.stdout.write(checks.render(items, as_json=options["json"]))
         if not all(item.ok for item in items):
             raise SystemExit(1)
@@ -50,6 +55,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--claude-home",
         metavar="FOLDER",
         help="Folder holding .claude/settings.json and .claude.json (default: your home).",
+    )
+    parser.add_argument(
+        "--codex-home",
+        metavar="DIR",
+        help="Codex's folder holding config.toml (default: $CODEX_HOME, else ~/.codex).",
     )
 
 
@@ -73,11 +83,15 @@ def run_without_settings(argv: list[str], error: Exception) -> int:
     return 1
 
 
-def doctor_items(cfg: Any, claude_home: Path) -> list[Item]:
+def doctor_items(cfg: Any, claude_home: Path, codex_home: Path | None = None) -> list[Item]:
     from tasks.rules import effective_rules
 
     home = cfg.home_path
+    codex_home = codex_home or codex.codex_home()
+    found = codex.detect_codex()
+    using = codex_checks.in_use(codex_home, found)
     items = local_items(home, claude_home)
+    items.append(codex_checks.detected_item(codex_home, found, using=using))
     token = _read_token(home)
     # /healthz is public: ask it even without a token file, so the rules hash is compared
     # with a server that answers (it once said "no running server" while one ran).
@@ -86,6 +100,11 @@ def doctor_items(cfg: Any, claude_home: Path) -> list[Item]:
     items += checks.server_items(cfg.base_url, token, health, reached=reached)
     items.append(checks.rules_item(effective_rules(cfg.rules, cfg.rules_mode).hash, health))
     items += checks.claude_items(claude_home, cfg.base_url, token)
+    if using:
+        if token is not None and health is not None:
+            items.append(codex_checks.endpoint_item(cfg.base_url, token))
+        token_file = str(tokens.token_path(home))
+        items += codex_checks.codex_items(codex_home, cfg.base_url, token_file, found)
     return items
 
 

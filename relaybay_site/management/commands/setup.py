@@ -1,9 +1,11 @@
-"""`relaybay setup`: connect Claude Code on this machine (§5 #spec-setup).
+"""`relaybay setup`: connect Claude Code (or, with --agent codex, Codex) on this machine
+(§5 #spec-setup, issue 30).
 
-Dry run by default: detection, the exact diff of ~/.claude/settings.json and its plan
-hash. `--apply` / `--remove` back the file up and write only relaybay's hook entries.
-MCP registration is never written (~/.claude.json belongs to Claude Code): it is only
-reported, or the `claude mcp add` line is printed. Refusals exit 2 and write nothing.
+Dry run by default: detection, the exact diff of ~/.claude/settings.json (Codex:
+$CODEX_HOME/config.toml) and its plan hash. `--apply` / `--remove` back the file up and
+write only relaybay's hook entries. MCP registration is never written (~/.claude.json
+belongs to Claude Code; Codex registers with `codex mcp add`): it is only reported, or the
+line to run is printed. Refusals exit 2 and write nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from core import tokens
+from relaybay_site.management.commands import _setup_codex
 from relaybay_site.management.commands._flags import RelaybayCommand
 from relaybay_site.setup import detect
 from relaybay_site.setup.document import SettingsError
@@ -28,10 +31,16 @@ class Refused(SystemExit):
 class Command(RelaybayCommand):
     help = (
         "Show (dry run) or write relaybay's hook entries in Claude Code's user settings "
-        "(~/.claude/settings.json), with a backup."
+        "(~/.claude/settings.json) or, with --agent codex, Codex's config.toml, with a backup."
     )
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+        parser.add_argument(
+            "--agent",
+            choices=("claude-code", "codex"),
+            default="claude-code",
+            help="Which agent CLI to connect (default: claude-code).",
+        )
         action = parser.add_mutually_exclusive_group()
         action.add_argument("--apply", action="store_true", help="Write the hook entries.")
         action.add_argument("--remove", action="store_true", help="Remove only relaybay's.")
@@ -62,9 +71,20 @@ class Command(RelaybayCommand):
             "(may create the token, like relaybay serve). Exit 1 when an item fails.",
         )
         parser.add_argument("--json", action="store_true", help="With --check: a JSON list.")
+        parser.add_argument(
+            "--codex-home",
+            metavar="DIR",
+            help="With --agent codex: Codex's folder holding config.toml (default: "
+            "$CODEX_HOME, else ~/.codex).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         cfg = settings.RELAYBAY
+        if options["agent"] == "codex":
+            _setup_codex.handle(self, cfg, options)
+            return
+        if options["codex_home"] is not None:
+            self._refuse("--codex-home goes with --agent codex.")
         claude_home = Path(options["claude_home"] or Path.home()).expanduser()
         if options["check"]:
             self._check(cfg, claude_home, options)
@@ -144,10 +164,12 @@ class Command(RelaybayCommand):
             self.stdout.write(f"Note: {note}")
         self.stdout.write(f"Plan hash: {plan.hash}")
 
-    def _write(self, plan: Plan, expect: str | None) -> None:
+    def _write(
+        self, plan: Plan, expect: str | None, *, file: str = "settings file", agent: str = ""
+    ) -> None:
         if expect is not None and expect != plan.hash:
             self._refuse(
-                f"The settings file or the plan changed since plan {expect} was shown "
+                f"The {file} or the plan changed since plan {expect} was shown "
                 f"(the plan above is {plan.hash}); nothing was written. Check the diff, then "
                 f"run again with --expect {plan.hash}."
             )
@@ -163,7 +185,9 @@ class Command(RelaybayCommand):
         if backup is not None:
             self.stdout.write(f"Backup: {backup}")
         done = "Removed relaybay's entries from" if plan.action == "remove" else "Wrote"
-        self.stdout.write(f"{done} {plan.path}. Restart Claude Code sessions to load it.")
+        self.stdout.write(
+            f"{done} {plan.path}. Restart {agent or 'Claude Code'} sessions to load it."
+        )
 
     def _print_mcp(self, claude_home: Path, base_url: str) -> None:
         url = detect.mcp_registration(claude_home / ".claude.json")

@@ -1,0 +1,247 @@
+"""The Codex items of `relaybay setup --agent codex --check`, `relaybay doctor` and
+Settings → Integrations (issue 30 item 4).
+
+The same Item as Claude Code's (checks.py): every failure carries the command or the one
+step that fixes it. Codex is checked beside Claude Code, not instead: the detection, its
+hooks in config.toml (present, and trusted — Codex skips an untrusted hook silently), the
+MCP registration, and a hook event seen, which the server's sessions tell (a session whose
+hooks came through /hooks/codex has agent "codex"). Nothing here writes a file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+from pathlib import Path
+
+from relaybay_site.setup import checks, codex, detect
+from relaybay_site.setup.checks import Item
+
+DETECTED = "Codex"
+CONFIG = "Codex config.toml"
+HOOKS = "Codex hooks in config.toml"
+TRUSTED = "Codex hooks trusted"
+RUNS = "Codex hook command runs"
+MCP = "Codex MCP registered"
+MCP_TOKEN = "Codex MCP token"  # noqa: S105 - the name of a check, not a secret
+SEEN = "Codex hook event seen"
+ENDPOINT = "Codex hook endpoint"
+INSTALL = "npm install -g @openai/codex"
+RUN_CODEX = "start a Codex session (codex, in a project folder), then check again"
+
+
+def setup_fix(home: Path, *words: str) -> str:
+    """`relaybay setup --agent codex …` with this server's flags and, when it is not the
+    default, --codex-home."""
+    line = checks.relaybay("setup", "--agent", "codex", *words)
+    if not codex.is_default_home(home):
+        line += f" --codex-home {shlex.quote(str(home))}"
+    return line
+
+
+def in_use(home: Path, found: codex.Codex) -> bool:
+    """Codex is there to check: on PATH, or its config names relaybay's hooks or server."""
+    if found.path is not None:
+        return True
+    doc, _ = codex.read_config(codex.config_file(home))
+    return bool(doc) and bool(codex.relaybay_hooks(doc) or codex.mcp_registration(doc))
+
+
+def detected_item(home: Path, found: codex.Codex, *, using: bool) -> Item:
+    if found.path is not None:
+        shown = detect.show_version(found.version)
+        return Item(True, DETECTED, f"{found.path} version {shown}")
+    config = codex.config_file(home)
+    if not using:
+        detail = (
+            f"`codex` not found on PATH and no relaybay hooks in {config}: nothing to check "
+            "(to connect Codex: relaybay setup --agent codex)"
+        )
+        return Item(True, DETECTED, detail)
+    detail = f"`codex` not found on PATH, yet {config} names relaybay"
+    return Item(False, DETECTED, detail, f"{INSTALL}, or {setup_fix(home, '--remove')}")
+
+
+def hook_items(home: Path, base_url: str, doc: dict) -> list[Item]:
+    """Present (all events point at this server), trusted, and the command runs."""
+    config = codex.config_file(home)
+    url = base_url + codex.CODEX_HOOK_PATH
+    everywhere = codex.relaybay_hooks(doc)
+    ours = [f for f in everywhere if f.url == url]
+    apply = setup_fix(home, "--apply")
+    missing = [e for e in codex.EVENTS if e not in {f.event for f in ours}]
+    if not ours:
+        other = sorted({f.url for f in everywhere})
+        detail = f"no relaybay hooks for {url} in {config}"
+        if other:
+            detail += f" (they point at {', '.join(other)})"
+        return [Item(False, HOOKS, detail, apply)]
+    if missing:
+        items = [Item(False, HOOKS, f"some events are missing: {', '.join(missing)}", apply)]
+    else:
+        detail = f"all {len(codex.EVENTS)} events point at {url} in {config}"
+        items = [Item(True, HOOKS, detail)]
+    items.append(trusted_item(home, doc, ours))
+    runs = checks.command_runs_item({"type": "command", "command": ours[0].command})
+    items.append(dataclasses.replace(runs, name=RUNS, fix="" if runs.ok else apply))
+    return items
+
+
+def trusted_item(home: Path, doc: dict, ours: list[codex.Found]) -> Item:
+    """Each hook's [hooks.state] table holds the hash of exactly this command at this place."""
+    config = codex.config_file(home)
+    problems = []
+    for found in ours:
+        key = found.key(config)
+        entry = codex.trust_entry(doc, key)
+        label = f"{codex.event_label(found.event)} ({found.group}:{found.handler})"
+        if entry is None or "trusted_hash" not in entry:
+            problems.append(f"{label} has no trust entry")
+        elif entry["trusted_hash"] != found.hash():
+            problems.append(f"{label} is trusted for another command or place")
+        elif entry.get("enabled") is False:
+            problems.append(f"{label} is disabled (enabled = false)")
+    if problems:
+        detail = "Codex skips these hooks silently: " + "; ".join(problems)
+        return Item(False, TRUSTED, detail, setup_fix(home, "--apply"))
+    return Item(
+        True,
+        TRUSTED,
+        f"all {len(ours)} have their trust entry: Codex runs them without "
+        "--dangerously-bypass-hook-trust",
+    )
+
+
+def mcp_fix(home: Path, base_url: str, found: codex.Codex, *, replace: bool = False) -> str:
+    """`codex mcp add …` when this codex offers it, else the table to write by hand."""
+    if codex.offers_mcp_add(found):
+        add = codex.mcp_add_command(base_url)
+        return f"codex mcp remove {codex.MCP_NAME}, then {add}" if replace else add
+    config = codex.config_file(home)
+    url = codex.toml_string(base_url + "/mcp")
+    values = f'url = {url} and bearer_token_env_var = "{codex.TOKEN_ENV}"'
+    if replace:
+        return f"in [mcp_servers.{codex.MCP_NAME}] of {config}, set {values}"
+    return f"add a table [mcp_servers.{codex.MCP_NAME}] to {config} with {values}"
+
+
+def mcp_items(
+    home: Path, base_url: str, doc: dict, found: codex.Codex, token_file: str, *, env: bool
+) -> list[Item]:
+    """Registered at this server's /mcp with a token variable or header; with `env`, the
+    variable is set to the token here (Codex started from this shell inherits it)."""
+    config = codex.config_file(home)
+    entry = codex.mcp_registration(doc)
+    url = base_url + "/mcp"
+    if entry is None:
+        detail = f"relaybay is not in [mcp_servers] of {config}"
+        return [Item(False, MCP, detail, mcp_fix(home, base_url, found))]
+    if entry.inline_token:
+        detail = "bearer_token is set inline, which Codex refuses (a fatal config error)"
+        fix = f'replace bearer_token with bearer_token_env_var = "{codex.TOKEN_ENV}" in {config}'
+        return [Item(False, MCP, detail, fix)]
+    if entry.url != url:
+        detail = f"relaybay is registered with {entry.url or 'no url'}, not {url}"
+        return [Item(False, MCP, detail, mcp_fix(home, base_url, found, replace=True))]
+    if entry.token_env is None and not entry.headers:
+        detail = f"relaybay is registered at {url} without a token (bearer_token_env_var)"
+        return [Item(False, MCP, detail, mcp_fix(home, base_url, found, replace=True))]
+    how = f"token from ${entry.token_env}" if entry.token_env else "token in http_headers"
+    items = [Item(True, MCP, f"relaybay is registered for Codex at {url} ({how})")]
+    if env and entry.token_env:
+        items.append(token_env_item(entry.token_env, token_file))
+    return items
+
+
+def token_env_item(name: str, token_file: str) -> Item:
+    try:
+        token = Path(token_file).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        token = None
+    value = os.environ.get(name)
+    if token and value == token:
+        return Item(True, MCP_TOKEN, f"{name} is set to the token in this environment")
+    why = "not set" if not value else "set to another value than the token"
+    fix = codex.token_export(token_file) if name == codex.TOKEN_ENV else f"export {name}=…"
+    detail = f"{name} is {why} here, so a Codex started here reaches relaybay's MCP without it"
+    return Item(False, MCP_TOKEN, detail, f"{fix} (in the shell, or profile, Codex starts from)")
+
+
+def seen_item(*, database_file: bool = True) -> Item:
+    """A session reported by Codex's hooks, from the server's database (Session.agent).
+    The commands look for the database file first, so that reading never creates it."""
+    from django.conf import settings
+    from django.core.exceptions import FieldError
+    from django.db import DatabaseError
+    from django.db.models.functions import Coalesce
+
+    from core.display import ago
+    from sessions.models import Session
+
+    database = settings.DATABASES["default"]["NAME"]
+    if database_file and not Path(database).is_file():
+        detail = f"no database in the data folder yet ({database})"
+        return Item(False, SEEN, detail, checks.relaybay("serve"))
+    # the hook activity (written at most every 5 s), else the last write, else the start
+    last = Coalesce("activity_at", "last_seen_at", "created_at")
+    try:
+        row = (
+            Session.objects.filter(agent=codex.CODEX_AGENT)
+            .annotate(last=last)
+            .order_by("-last", "-id")
+            .values_list("name", "last")
+            .first()
+        )
+    except (DatabaseError, FieldError) as exc:
+        detail = f"cannot read the sessions ({exc})"
+        return Item(
+            False, SEEN, detail, f"restart the server: stop it, then {checks.relaybay('serve')}"
+        )
+    if row is None:
+        return Item(False, SEEN, "no session reported by Codex's hooks yet", RUN_CODEX)
+    name, last = row
+    return Item(True, SEEN, f"last from session {name}, {ago(last)}")
+
+
+def codex_items(
+    home: Path,
+    base_url: str,
+    token_file: str,
+    found: codex.Codex,
+    *,
+    env: bool = True,
+    seen: bool = True,
+) -> list[Item]:
+    """The config.toml items (hooks, trust, command, MCP) and a hook event seen."""
+    config = codex.config_file(home)
+    doc, error = codex.read_config(config)
+    if doc is None:
+        fix = f"repair {config}, then {setup_fix(home, '--apply')}"
+        items = [Item(False, CONFIG, error or f"cannot read {config}", fix)]
+    else:
+        items = hook_items(home, base_url, doc)
+        items += mcp_items(home, base_url, doc, found, token_file, env=env)
+    if seen:
+        items.append(seen_item())
+    return items
+
+
+def endpoint_item(base_url: str, token: str) -> Item:
+    return checks.hook_item(base_url, token, codex.CODEX_HOOK_PATH, ENDPOINT)
+
+
+def check_items(base_url: str, token: str | None, home: Path, token_file: str) -> list[Item]:
+    """The items of `relaybay setup --agent codex --check`: the server (with Codex's hook
+    route instead of Claude Code's), then Codex's."""
+    health = checks.healthz(base_url)
+    reached = health is not None or checks._listens(base_url)
+    server = checks.server_items(
+        base_url,
+        token,
+        health,
+        reached=reached,
+        hook_path=codex.CODEX_HOOK_PATH,
+        hook_name=ENDPOINT,
+    )
+    return server + codex_items(home, base_url, token_file, codex.detect_codex())

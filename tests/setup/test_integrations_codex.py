@@ -1,0 +1,167 @@
+"""Settings → Integrations shows Codex beside Claude Code (issue 30 item 4), through Django's
+test client: a throwaway HOME and CODEX_HOME, a fake `codex` on PATH or none."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+from collections.abc import Iterator
+from html import unescape
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.test import Client
+
+from core import tokens
+from core.config import Config
+from core.security import COOKIE_NAME, current_token
+from relaybay_site.setup.codex_plan import make_codex_plan
+from relaybay_site.setup.entries import server_target
+from relaybay_site.setup.plan import write_plan
+
+pytestmark = pytest.mark.django_db
+
+PAGE = "/settings/integrations"
+CHECK = "/settings/integrations/check"
+HAND_WRITTEN = Path(__file__).parent / "corpus" / "codex_hand_written.toml"
+FAKE_CODEX = """#!/bin/sh
+case "$*" in
+  --version) echo "codex-cli 0.169.0";;
+  "mcp add --help") echo "  --bearer-token-env-var <ENV_VAR>";;
+esac
+"""
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME and CODEX_HOME under tmp_path, an empty PATH: no Claude Code, no Codex."""
+    (tmp_path / "profile" / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "profile"))
+    folder = tmp_path / "codex"
+    folder.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(folder))
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    return folder
+
+
+@pytest.fixture
+def web(codex_home: Path) -> Client:
+    c = Client()
+    c.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
+    return c
+
+
+@pytest.fixture
+def quiet_port(settings) -> Iterator[str]:
+    """The server's base URL moved to a port that is bound but never listens."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    cfg = django_settings.RELAYBAY
+    settings.RELAYBAY = Config({**cfg, "port": sock.getsockname()[1]}, dict(cfg.sources))
+    try:
+        yield settings.RELAYBAY.base_url
+    finally:
+        sock.close()
+
+
+def fake_codex(tmp_path: Path) -> Path:
+    exe = tmp_path / "bin" / "codex"
+    exe.write_text(FAKE_CODEX)
+    exe.chmod(0o755)
+    return exe
+
+
+def codex_section(client: Client) -> str:
+    response = client.get(PAGE)
+    assert response.status_code == 200
+    html = response.content.decode()
+    found = re.search(r'<section class="ig-panel" id="integrations-codex".*?</section>', html, re.S)
+    assert found is not None
+    return found[0]
+
+
+def rows(html: str) -> list[tuple[str, str]]:
+    return re.findall(
+        r'state-pill is-(?:ok|bad)">(ok|FAIL)</span> <span><strong>([^<]+)</strong>', html
+    )
+
+
+def apply_codex(codex_home: Path) -> Path:
+    config = codex_home / "config.toml"
+    shutil.copyfile(HAND_WRITTEN, config)
+    write_plan(make_codex_plan(config, server_target(django_settings.RELAYBAY)))
+    return config
+
+
+def test_without_codex_the_section_says_so_and_how_to_connect(web, codex_home) -> None:
+    section = codex_section(web)
+    assert "Not found</span>" in section
+    assert 'id="ig-codex-none"' in section
+    assert f"No relaybay hooks in <code>{codex_home / 'config.toml'}</code>" in section
+    assert "Connect Codex</h3>" in section
+    assert 'id="ig-codex-items"' not in section
+    assert "ig-fix" not in section
+    assert "[mcp_servers.relaybay]" in section  # no codex: the table, not `codex mcp add`
+    assert "bearer_token_env_var = &quot;RELAYBAY_TOKEN&quot;" in section
+    home = django_settings.RELAYBAY.home_path
+    assert unescape(f'export RELAYBAY_TOKEN="$(cat {home / "token"})"') in unescape(section)
+    assert current_token() not in section
+
+
+def test_with_relaybays_hooks_each_item_shows_with_its_fix(web, codex_home, tmp_path) -> None:
+    apply_codex(codex_home)
+    exe = fake_codex(tmp_path)
+    section = codex_section(web)
+    assert f"<code>{exe}</code> version 0.169.0" in section
+    assert rows(section) == [
+        ("ok", "Codex hooks in config.toml"),
+        ("ok", "Codex hooks trusted"),
+        ("ok", "Codex hook command runs"),
+        ("FAIL", "Codex MCP registered"),
+        ("FAIL", "Codex hook event seen"),
+    ]
+    fixes = re.findall(r'Fix: <code class="ig-fix">([^<]*)</code>', section)
+    base = django_settings.RELAYBAY.base_url
+    assert fixes == [
+        f"codex mcp add relaybay --url {base}/mcp --bearer-token-env-var RELAYBAY_TOKEN",
+        "start a Codex session (codex, in a project folder), then check again",
+    ]
+    assert "Set up again</h3>" in section
+    assert "relaybay setup --agent codex" in section
+
+
+def test_run_check_adds_codex_after_claude_code_when_it_is_there(
+    web, codex_home, quiet_port
+) -> None:
+    def check() -> list[tuple[str, str]]:
+        response = web.post(
+            CHECK,
+            {"csrf_token": tokens.csrf_token(current_token())},
+            HTTP_ORIGIN="http://testserver",
+            HTTP_HOST="testserver",
+            HTTP_HX_REQUEST="true",
+        )
+        assert response.status_code == 200
+        return rows(response.content.decode())
+
+    assert [name for _, name in check()] == [
+        "relaybay server",
+        "hooks in user settings",
+        "MCP registered",
+    ]
+    apply_codex(codex_home)
+    names = [name for _, name in check()]
+    # nothing listens, so no hook endpoint is asked; the file items and the database are read
+    assert names == [
+        "relaybay server",
+        "hooks in user settings",
+        "MCP registered",
+        "Codex hooks in config.toml",
+        "Codex hooks trusted",
+        "Codex hook command runs",
+        "Codex MCP registered",
+        "Codex hook event seen",
+    ]
