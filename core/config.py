@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core import prices
 from core.config_values import COERCERS, Setting
 
 # ipaddress, tomllib and platformdirs (with tempfile) are imported where they are used:
@@ -229,6 +230,17 @@ SETTINGS: tuple[Setting, ...] = (
         env=False,
         flag=False,
         check=_check_permission_defaults,
+    ),
+    Setting(
+        "prices",
+        "table",
+        {},
+        "Dollars per million tokens by model, laid over the shipped defaults (issue 31): "
+        '[prices."claude-opus-5-5"] input, output, cache_write, cache_read; a key ending in * '
+        "is a prefix. A model without a price shows its tokens and 'cost unknown'.",
+        env=False,
+        flag=False,
+        check=prices.check,
     ),
     Setting(
         "heartbeat_seconds",

@@ -33,7 +33,11 @@ HEARTBEAT = ": heartbeat\n\n"
 
 @dataclass(frozen=True)
 class LiveMessage:
-    """One event as the stream sends it: id, kind and the small JSON data of §2."""
+    """One event as the stream sends it: id, kind and the small JSON data of §2.
+
+    id 0 is a live-only notice (no row in the event log, never replayed): it goes out
+    without an `id:` line, so the browser's Last-Event-ID stays the last logged event's.
+    """
 
     id: int
     kind: str
@@ -42,7 +46,8 @@ class LiveMessage:
 
     def encode(self) -> str:
         body = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
-        return f"id: {self.id}\nevent: {self.kind}\ndata: {body}\n\n"
+        head = f"id: {self.id}\n" if self.id else ""
+        return f"{head}event: {self.kind}\ndata: {body}\n\n"
 
 
 @dataclass(eq=False)
@@ -246,6 +251,8 @@ async def _live(sub: Subscriber, heartbeat: float, sent_up_to: int) -> AsyncIter
             continue
         if message is None:
             return
-        if message.id > sent_up_to:  # skip what the replay already sent
+        if not message.id:  # a live-only notice: nothing to replay, nothing to skip
+            yield message.encode()
+        elif message.id > sent_up_to:  # skip what the replay already sent
             sent_up_to = message.id
             yield message.encode()

@@ -23,7 +23,7 @@ def _exists(name: str, *args: str) -> bool:
 def frame(request: HttpRequest) -> dict[str, Any]:
     if getattr(request, "auth_kind", None) is None:
         return {"relaybay_version": get_version()}
-    from tasks.events import KINDS, newest_event_id
+    from tasks.events import STREAMED, newest_event_id
     from tasks.selectors import nav_projects
 
     return {
@@ -42,7 +42,7 @@ def frame(request: HttpRequest) -> dict[str, Any]:
         },
         "nav_projects": nav_projects(),
         "current_path": request.path,
-        "event_kinds": " ".join(sorted(KINDS)),
+        "event_kinds": " ".join(sorted(STREAMED)),
         # The page's /events stream replays from here: nothing between render and connect is lost.
         "live_since": newest_event_id(),
     }

@@ -74,6 +74,18 @@ class EventKind(StrEnum):
 KINDS = frozenset(k.value for k in EventKind)
 
 
+class LiveNotice(StrEnum):
+    """Kinds the live stream sends that are not events: never stored, never replayed."""
+
+    # A task's tokens grew (issue 31): at most one notice per task every few seconds
+    # (sessions/effort/notify.py).
+    EFFORT_UPDATED = "effort.updated"
+
+
+# Every kind the live stream may send: the page's scripts listen for these.
+STREAMED = KINDS | frozenset(k.value for k in LiveNotice)
+
+
 EventObserver = Callable[[Event], None]
 _observers: list[EventObserver] = []
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from tasks.events import KINDS
+from tasks.events import STREAMED
 
 
 @dataclass(frozen=True)
@@ -104,8 +104,8 @@ TABLE: dict[str, Fragment] = {
 
 def _expand(pattern: str) -> list[str]:
     if pattern.endswith("*"):
-        return sorted(kind for kind in KINDS if kind.startswith(pattern[:-1]))
-    return [pattern] if pattern in KINDS else []
+        return sorted(kind for kind in STREAMED if kind.startswith(pattern[:-1]))
+    return [pattern] if pattern in STREAMED else []
 
 
 @cache

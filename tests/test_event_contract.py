@@ -164,7 +164,7 @@ def test_a_move_with_a_note_and_fields_emits_the_move_then_the_update():
     )
     assert emitted(call) == [
         ("task.stage_changed", keys("from", "to", "stage", "note")),
-        ("task.updated", keys("fields")),
+        ("task.updated", keys("fields", "waiting_on")),
     ]
 
 

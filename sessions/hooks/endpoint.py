@@ -6,7 +6,8 @@ rules for every /hooks path. Bodies over 256 KB are dropped (204), a body that i
 object is refused (400); the rest is parsed by the adapter into a neutral event, handled by
 sessions.hooks.service.hook_event in one hop to the shared sync thread, and the neutral
 answer rendered by the adapter: 200 with its JSON when there is one, 204 otherwise.
-Nothing here waits on anything else.
+Nothing here waits on anything else: the session's transcript is read for its tokens only
+after the answer is sent, on a thread of its own (sessions/effort/worker.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 from asgiref.sync import sync_to_async
 
 from core.security import headers_of
+from sessions.effort.worker import reader as effort_reader
 from sessions.hooks import service
 from sessions.hooks.activity import flush_pending_activity
 from sessions.hooks.answer import HookAnswer
@@ -120,5 +122,7 @@ def door(adapter: Adapter) -> App:
             await answer(send, 204)
         else:
             await answer_json(send, body_out)
+        if done.session is not None and done.session.transcript_path:
+            effort_reader.poke(done.session.id)  # the answer is sent: now count the tokens
 
     return app

@@ -182,7 +182,9 @@ def _rebind(
             project=task.project,
             task=task,
             actor=actor,
-            payload={"session": target.name, "previous": previous.name if previous else None},
+            payload={"session": target.name, "previous": previous.name if previous else None}
+            # the session's hook status: where the task's agent time starts (issue 31)
+            | ({"status": target.hook_status} if target.hook_status else {}),
         )
     )
     return BindResult(

@@ -91,7 +91,8 @@ def task_create(
             project=proj,
             task=task,
             actor=who.name,
-            payload={"title": task.title, "stage": task.stage, "fields": others},
+            payload={"title": task.title, "stage": task.stage, "fields": others}
+            | ({"waiting_on": task.waiting_on} if task.waiting_on else {}),
         )
         hints: tuple[str, ...] = ()
         fact = extensions.move_fact

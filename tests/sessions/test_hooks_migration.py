@@ -8,7 +8,10 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 # Historical models have no services: the rows of the old schema are made directly.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("migrations_restored"),
+]
 
 BEFORE = [("agent_sessions", "0001_initial")]
 AFTER = [("agent_sessions", "0002_hooks")]

@@ -51,3 +51,15 @@ def _search_index(django_db_setup: Any, django_db_blocker: Any) -> None:
     with django_db_blocker.unblock():
         search.forget()
         search.ensure_table()
+
+
+@pytest.fixture
+def migrations_restored() -> Iterator[None]:
+    """A migration test moves apps back in time: put every app at its newest migration
+    again afterwards, so the tests after it on the same worker see the whole schema."""
+    yield
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())

@@ -13,7 +13,10 @@ from django.utils import timezone
 from tests.tasks.factories import make_project, make_task
 
 # Historical models have no services: the old decision rows are made directly.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("migrations_restored"),
+]
 
 BEFORE = [("tasks", "0003_comment_step")]
 AFTER = [("tasks", "0004_decision_memory")]

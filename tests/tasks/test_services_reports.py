@@ -204,7 +204,8 @@ def test_report_add_saves_next_step_waiting_on_and_progress_in_the_same_write():
     assert fresh.version == 2
     assert out.changed == ("waiting_on", "next_step", "progress", "size")
     assert Event.objects.last().payload == {
-        "fields": ["waiting_on", "next_step", "progress", "size"]
+        "fields": ["waiting_on", "next_step", "progress", "size"],
+        "waiting_on": "owner",  # whom it waits on from now: the effort's owner time (#31)
     }
 
 

@@ -137,7 +137,7 @@ def test_task_set_stage_saves_note_next_step_and_waiting_on_with_the_move():
         "stage": "review",
         "note": "Waiting for CI",
     }
-    assert update.payload == {"fields": ["waiting_on", "next_step"]}
+    assert update.payload == {"fields": ["waiting_on", "next_step"], "waiting_on": "owner"}
 
 
 def test_task_update_with_a_stage_is_a_move_like_task_set_stage():

@@ -384,7 +384,7 @@ def test_only_the_edited_fields_are_written(web):
     data["waiting_on"] = "agent"
     web.write(edit_url(task), data)
     event = Event.objects.filter(task=task, kind="task.updated").latest("id")
-    assert event.payload == {"fields": ["waiting_on"]}
+    assert event.payload == {"fields": ["waiting_on"], "waiting_on": "agent"}
 
 
 def test_a_stage_move_from_the_form_is_a_stage_change_by_the_board(web):

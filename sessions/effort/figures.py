@@ -1,0 +1,229 @@
+"""What a task's effort comes to, as the board and MCP show it (issue 31). Reads only.
+
+Time comes from TaskEffort (replayed by sessions.services.effort_refresh where stale, then
+grown to now); tokens from TokenUsage, priced at read time with the `prices` setting, so
+a changed price shows everywhere at once. A model without a price adds its tokens and
+"cost unknown" — never a guess.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from datetime import date, datetime
+from functools import cache
+
+from django.conf import settings
+from django.db.models import Sum
+from django.utils import timezone
+
+from core import prices
+from sessions.effort.intervals import Times
+from sessions.models import ProcessCost, TaskBinding, TaskEffort, TokenUsage
+from sessions.services.effort import effort_refresh, times_of
+from tasks.models import Project, Task
+
+SUMMED = ("responses", "shared", "input", "output", "cache_write", "cache_read", "reasoning")
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Token counts by kind; `reasoning` is a part of `output`, told apart."""
+
+    responses: int = 0
+    shared: int = 0  # responses split with other tasks bound at the same time
+    input: int = 0
+    output: int = 0
+    cache_write: int = 0
+    cache_read: int = 0
+    reasoning: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_write + self.cache_read
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Dollars of the priced tokens, and the models that have no price."""
+
+    usd: float = 0.0
+    unpriced: tuple[str, ...] = ()
+
+    @property
+    def known(self) -> bool:
+        return not self.unpriced
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(self.usd + other.usd, tuple(sorted({*self.unpriced, *other.unpriced})))
+
+
+@dataclass(frozen=True)
+class Effort:
+    """One task's effort: its time figures, its tokens and what they cost."""
+
+    times: Times
+    tokens: Tokens
+    cost: Cost
+    by_model: tuple[tuple[str, Tokens, float | None], ...] = ()
+
+
+@cache
+def _table(configured: tuple[tuple[str, tuple[tuple[str, float], ...]], ...]) -> dict:
+    return prices.table({model: dict(given) for model, given in configured})
+
+
+def price_table() -> dict[str, prices.Price]:
+    """The shipped prices with config.toml's `[prices]` laid over them."""
+    given = settings.RELAYBAY.prices or {}
+    frozen = tuple(sorted((m, tuple(sorted(p.items()))) for m, p in given.items()))
+    return _table(frozen)
+
+
+def cost_of(model: str, tokens: Tokens, table: Mapping[str, prices.Price]) -> float | None:
+    """Dollars for one model's tokens; None when the model has no price."""
+    price = prices.price_of(model, table)
+    if price is None:
+        return None
+    return prices.cost({k: getattr(tokens, k) for k in prices.KINDS}, price)
+
+
+def _usage(
+    task_ids: list[int], since: date | None, until: date | None
+) -> dict[int, dict[str, Tokens]]:
+    rows = TokenUsage.objects.filter(task_id__in=task_ids)
+    if since is not None:
+        rows = rows.filter(day__gte=since)
+    if until is not None:
+        rows = rows.filter(day__lte=until)
+    found: dict[int, dict[str, Tokens]] = defaultdict(dict)
+    for row in rows.values("task_id", "model").annotate(**{k: Sum(k) for k in SUMMED}):
+        found[row["task_id"]][row["model"]] = Tokens(**{k: row[k] or 0 for k in SUMMED})
+    return found
+
+
+def efforts(
+    tasks: Iterable[Task],
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    now: datetime | None = None,
+) -> dict[int, Effort]:
+    """{task id: its effort}: time for the whole task, tokens and cost of the days between
+    `since` and `until` (all days when not given). Three queries however many tasks."""
+    tasks = list(tasks)
+    now = now or timezone.now()
+    rows = effort_refresh(tasks)
+    usage = _usage([t.id for t in tasks], since, until)
+    table = price_table()
+    result = {}
+    for task in tasks:
+        models = usage.get(task.id, {})
+        by_model = tuple(
+            (model, tokens, cost_of(model, tokens, table))
+            for model, tokens in sorted(models.items())
+        )
+        cost = Cost(
+            usd=sum(c for _, _, c in by_model if c is not None),
+            unpriced=tuple(m for m, _, c in by_model if c is None),
+        )
+        tokens = sum((t for _, t, _ in by_model), Tokens())
+        result[task.id] = Effort(times_of(rows[task.id]).grown(now), tokens, cost, by_model)
+    return result
+
+
+def effort(task: Task, *, now: datetime | None = None) -> Effort:
+    """One task's effort (the dialog, the task page, task_get)."""
+    return efforts([task], now=now)[task.id]
+
+
+@dataclass(frozen=True)
+class Total:
+    """A project's effort: its tasks' agent time, tokens and cost added up."""
+
+    tasks: int
+    agent_seconds: float
+    tokens: Tokens
+    cost: Cost
+
+
+def project_total(project: Project, *, now: datetime | None = None) -> Total:
+    """The project_snapshot line's figures, in three queries however many tasks."""
+    now = now or timezone.now()
+    rows = list(TaskEffort.objects.filter(task__project=project))
+    count = Task.objects.filter(project=project).count()
+    if len(rows) < count:  # tasks older than issue 31: replayed once
+        rows = list(effort_refresh(Task.objects.filter(project=project)).values())
+    agent = sum(times_of(row).grown(now).agent_seconds for row in rows)
+    table = price_table()
+    tokens, cost = Tokens(), Cost()
+    usage = (
+        TokenUsage.objects.filter(task__project=project)
+        .values("model")
+        .annotate(**{k: Sum(k) for k in SUMMED})
+    )
+    for row in usage:
+        part = Tokens(**{k: row[k] or 0 for k in SUMMED})
+        usd = cost_of(row["model"], part, table)
+        tokens += part
+        cost += Cost(usd or 0.0, () if usd is not None else (row["model"],))
+    return Total(count, agent, tokens, cost)
+
+
+@dataclass(frozen=True)
+class OwnFigure:
+    """Claude Code's own total for a session's processes beside relaybay's for the same
+    responses (all of the session's, whichever task they went to)."""
+
+    session: str
+    claude_usd: float
+    relaybay: Cost
+
+
+def own_figures(task: Task) -> list[OwnFigure]:
+    """For each session ever bound to the task that wrote `cost-state` lines."""
+    sessions = dict(
+        TaskBinding.objects.filter(task=task).values_list("session_id", "session__name")
+    )
+    totals = dict(
+        ProcessCost.objects.filter(session_id__in=list(sessions))
+        .values("session_id")
+        .annotate(usd=Sum("total_usd"))
+        .values_list("session_id", "usd")
+    )
+    if not totals:
+        return []
+    table = price_table()
+    mine: dict[int, Cost] = defaultdict(Cost)
+    rows = (
+        TokenUsage.objects.filter(session_id__in=list(totals))
+        .values("session_id", "model")
+        .annotate(**{k: Sum(k) for k in SUMMED})
+    )
+    for row in rows:
+        tokens = Tokens(**{k: row[k] or 0 for k in SUMMED})
+        usd = cost_of(row["model"], tokens, table)
+        part = Cost(usd or 0.0, () if usd is not None else (row["model"],))
+        mine[row["session_id"]] = mine[row["session_id"]] + part
+    return [OwnFigure(sessions[sid], float(usd), mine[sid]) for sid, usd in sorted(totals.items())]
+
+
+def per_day(
+    task_ids: list[int], since: date | None = None, until: date | None = None
+) -> dict[tuple[date, int], float]:
+    """{(day, task id): dollars} of the priced tokens: the cost-per-day chart's bars."""
+    rows = TokenUsage.objects.filter(task_id__in=task_ids)
+    if since is not None:
+        rows = rows.filter(day__gte=since)
+    if until is not None:
+        rows = rows.filter(day__lte=until)
+    table = price_table()
+    found: dict[tuple[date, int], float] = defaultdict(float)
+    for row in rows.values("day", "task_id", "model").annotate(**{k: Sum(k) for k in SUMMED}):
+        tokens = Tokens(**{k: row[k] or 0 for k in SUMMED})
+        found[(row["day"], row["task_id"])] += cost_of(row["model"], tokens, table) or 0.0
+    return found

@@ -1,0 +1,299 @@
+"""Effort writes (issue 31): a transcript step counted, a task's time figures replayed.
+
+`transcript_read` reads one bounded step of a session's transcript and, in one
+transaction, counts its new responses on the tasks bound to the session at each
+response's time, Claude Code's own process totals, and where the reading stands. The
+counts are derived, like the memory's search index: no event is appended for them (a
+session would write one every few seconds); the board hears of them from a throttled
+live notice instead (sessions/effort/notify.py).
+
+`track_time`, an event observer, takes one step of a task's time tally for each event that
+changes it, in that event's transaction; `effort_refresh` replays the tasks that have no
+tally yet (made before issue 31), once.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from environments.secret_door import tokens
+from sessions.effort import intervals
+from sessions.effort.paths import Roots, allowed, session_id_of
+from sessions.effort.reader import STEP_BYTES, Cursor, Opener, Step, open_plain, read_step
+from sessions.effort.transcripts import UNKNOWN_MODEL, Response
+from sessions.models import (
+    ProcessCost,
+    Session,
+    TaskBinding,
+    TaskEffort,
+    TokenUsage,
+    TranscriptCursor,
+    UsageSeen,
+)
+from tasks.models import Event, Task
+
+KINDS = ("input", "output", "cache_write", "cache_read", "reasoning")
+# The events that change a task's time figures (intervals.Tally.step).
+TIME_EVENTS = frozenset(
+    {
+        "task.created",
+        "task.updated",
+        "task.stage_changed",
+        "task.session_bound",
+        "task.session_unbound",
+        "session.status_changed",
+        "review.step_added",
+        "review.step_updated",
+        "review.step_removed",
+        "review.step_accepted",
+        "review.step_rejected",
+    }
+)
+_IN_CHUNK = 500
+
+
+@dataclass
+class ReadResult:
+    """What a step counted: the tasks whose tokens grew, and whether more is to read."""
+
+    task_ids: set[int] = field(default_factory=set)
+    responses: int = 0
+    more: bool = False
+    read: bool = False  # a file was read at all
+
+
+def transcript_read(
+    *,
+    session_id: int,
+    roots: Roots | None = None,
+    opener: Opener = open_plain,
+    limit: int = STEP_BYTES,
+) -> ReadResult:
+    """Read and count one step of the session's transcript; nothing for a path that is not
+    the agent's own transcript of the session (paths.py), which is never opened."""
+    roots = roots or Roots.of()
+    # The file is read outside the transaction: the write lock is held for the counts only.
+    session = Session.objects.filter(pk=session_id).first()
+    if session is None or not session.agent:
+        return ReadResult()
+    row = TranscriptCursor.objects.filter(session=session).first()
+    cursor = _cursor(row)
+    path = _path_to_read(session, cursor, roots)
+    if not path:
+        return ReadResult()
+    try:
+        step = read_step(session.agent, path, cursor, limit=limit, opener=opener)
+    except OSError:
+        return ReadResult()
+    if path != session.transcript_path and not step.more and not step.responses:
+        step.cursor = Cursor()  # the old file is read to its end: on to the new one
+        step.more = True
+    with transaction.atomic(durable=True):
+        result = _count(session, step)
+        _save_cursor(session, row, step.cursor)
+    return result
+
+
+def _cursor(row: TranscriptCursor | None) -> Cursor:
+    if row is None:
+        return Cursor()
+    return Cursor(row.path, row.device, row.inode, row.offset, row.model)
+
+
+def _path_to_read(session: Session, cursor: Cursor, roots: Roots) -> str:
+    """The file to read: one the cursor has not finished first, else the hooks' latest."""
+    agent = session.agent
+    if cursor.path and cursor.path != session.transcript_path:
+        old_id = session_id_of(agent, cursor.path)
+        if old_id and allowed(agent, cursor.path, old_id, roots):
+            return cursor.path
+    new = session.transcript_path
+    if new and session.cc_session_id and allowed(agent, new, session.cc_session_id, roots):
+        return new
+    return ""
+
+
+def _save_cursor(session: Session, row: TranscriptCursor | None, cursor: Cursor) -> None:
+    row = row or TranscriptCursor(session=session)
+    row.path, row.device, row.inode = cursor.path, cursor.device, cursor.inode
+    row.offset, row.model, row.read_at = cursor.offset, cursor.model, timezone.now()
+    row.save()
+
+
+def _count(session: Session, step: Step) -> ReadResult:
+    result = ReadResult(more=step.more, read=True)
+    fresh = _unseen(session, step.responses)
+    if fresh:
+        bindings = list(
+            TaskBinding.objects.filter(session=session).values_list(
+                "task_id", "bound_at", "unbound_at"
+            )
+        )
+        sums: dict[tuple[int | None, date, str], list[int]] = defaultdict(lambda: [0] * 7)
+        for response in fresh:
+            _attribute(response, _bound_at(bindings, response.at), sums)
+        _add_usage(session, sums)
+        result.task_ids = {task for task, _, _ in sums if task is not None}
+        result.responses = len(fresh)
+    for total in step.totals:
+        ProcessCost.objects.update_or_create(
+            session=session, started=total.started, defaults={"total_usd": total.total_usd}
+        )
+    return result
+
+
+def _unseen(session: Session, responses: list[Response]) -> list[Response]:
+    """The responses not counted before (each response id once, however often written)."""
+    by_key: dict[int, Response] = {}
+    for response in responses:
+        by_key.setdefault(response.key, response)
+    keys = list(by_key)
+    seen: set[int] = set()
+    for start in range(0, len(keys), _IN_CHUNK):
+        chunk = keys[start : start + _IN_CHUNK]
+        seen.update(
+            UsageSeen.objects.filter(session=session, digest__in=chunk).values_list(
+                "digest", flat=True
+            )
+        )
+    fresh = [r for k, r in by_key.items() if k not in seen]
+    UsageSeen.objects.bulk_create(
+        [UsageSeen(session=session, digest=r.key) for r in fresh], batch_size=_IN_CHUNK
+    )
+    return fresh
+
+
+def _bound_at(bindings: list[tuple[int, datetime, datetime | None]], at: datetime) -> list[int]:
+    """The tasks bound to the session at `at`, oldest task first."""
+    return sorted({t for t, start, end in bindings if start <= at and (end is None or at < end)})
+
+
+def _safe_model(model: str) -> str:
+    """A model name that holds a token shape is not a model name: stored as unknown."""
+    return UNKNOWN_MODEL if any(True for _ in tokens(model)) else model
+
+
+def _attribute(
+    response: Response, task_ids: list[int], sums: dict[tuple[int | None, date, str], list[int]]
+) -> None:
+    """Split a response's counts evenly between the tasks bound at its time (the remainder
+    to the oldest task); [responses, shared, *KINDS] per (task, day, model)."""
+    counts = [getattr(response, kind) for kind in KINDS]
+    owners: list[int | None] = list(task_ids) or [None]
+    share = len(owners)
+    day, model = timezone.localdate(response.at), _safe_model(response.model)
+    for index, task_id in enumerate(owners):
+        row = sums[(task_id, day, model)]
+        row[0] += 1
+        row[1] += 1 if share > 1 else 0
+        for k, amount in enumerate(counts):
+            row[2 + k] += amount // share + (1 if index < amount % share else 0)
+
+
+def _add_usage(session: Session, sums: dict[tuple[int | None, date, str], list[int]]) -> None:
+    days = {day for _, day, _ in sums}
+    existing = {
+        (row.task_id, row.day, row.model): row
+        for row in TokenUsage.objects.filter(session=session, day__in=days)
+    }
+    new = []
+    for key, (responses, shared, *amounts) in sums.items():
+        row = existing.get(key)
+        if row is None:
+            row = TokenUsage(session=session, task_id=key[0], day=key[1], model=key[2])
+            new.append(row)
+        row.responses += responses
+        row.shared += shared
+        for kind, amount in zip(KINDS, amounts, strict=True):
+            setattr(row, kind, getattr(row, kind) + amount)
+        if row.pk is not None:
+            row.save(update_fields=["responses", "shared", *KINDS])
+    TokenUsage.objects.bulk_create(new)
+
+
+# --- time figures --------------------------------------------------------------------------
+
+
+def track_time(event: Event) -> None:
+    """Event observer: one step of the task's time tally, in the event's own transaction.
+
+    A task without a tally yet (older than issue 31) gets its whole history replayed, this
+    event included."""
+    if event.task_id is None or event.kind not in TIME_EVENTS:
+        return
+    row = TaskEffort.objects.filter(task_id=event.task_id).first()
+    if row is None:
+        task = Task.objects.get(pk=event.task_id)
+        _replay([task])
+        return
+    tally = intervals.Tally.of(times_of(row), row.state)
+    tally.step(
+        intervals.Fact(event.created_at, event.kind, event.payload),
+        intervals.owners(settings.RELAYBAY.owner_names),
+    )
+    _fill(row, tally)
+    row.save()
+
+
+def effort_refresh(tasks: Iterable[Task]) -> dict[int, TaskEffort]:
+    """Each task's TaskEffort; a task that has none yet (older than issue 31) gets its
+    history replayed once, all of them in one transaction."""
+    by_id = {task.id: task for task in tasks}
+    rows = {row.task_id: row for row in TaskEffort.objects.filter(task_id__in=list(by_id))}
+    missing = [task for task_id, task in by_id.items() if task_id not in rows]
+    if missing:
+        with transaction.atomic():
+            rows.update(_replay(missing))
+    return rows
+
+
+def _replay(tasks: list[Task]) -> dict[int, TaskEffort]:
+    facts: dict[int, list[intervals.Fact]] = defaultdict(list)
+    for task_id, at, kind, payload in (
+        Event.objects.filter(task_id__in=[t.id for t in tasks], kind__in=TIME_EVENTS)
+        .order_by("id")
+        .values_list("task_id", "created_at", "kind", "payload")
+    ):
+        facts[task_id].append(intervals.Fact(at, kind, payload))
+    names = settings.RELAYBAY.owner_names
+    fresh = []
+    for task in tasks:
+        tally = intervals.replay(
+            facts[task.id], created_at=task.created_at, first_stage=task.stage, owner_names=names
+        )
+        fresh.append(_fill(TaskEffort(task_id=task.id), tally))
+    TaskEffort.objects.bulk_create(fresh, ignore_conflicts=True)
+    return {row.task_id: row for row in fresh}
+
+
+def _fill(row: TaskEffort, tally: intervals.Tally) -> TaskEffort:
+    times = tally.times()
+    row.as_of, row.stage, row.stage_seconds = times.as_of, times.stage, times.stage_seconds
+    row.agent_seconds, row.wall_seconds = times.agent_seconds, times.wall_seconds
+    row.waiting_seconds, row.agents_open = times.waiting_seconds, times.agents_open
+    row.waiting_open, row.sessions, row.turns = times.waiting_open, times.sessions, times.turns
+    row.state = tally.state()
+    return row
+
+
+def times_of(row: TaskEffort) -> intervals.Times:
+    """A TaskEffort row's figures as of its last event."""
+    return intervals.Times(
+        as_of=row.as_of,
+        stage=row.stage,
+        stage_seconds={k: float(v) for k, v in (row.stage_seconds or {}).items()},
+        agent_seconds=row.agent_seconds,
+        wall_seconds=row.wall_seconds,
+        waiting_seconds=row.waiting_seconds,
+        agents_open=row.agents_open,
+        waiting_open=row.waiting_open,
+        sessions=row.sessions,
+        turns=row.turns,
+    )

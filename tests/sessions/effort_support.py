@@ -1,0 +1,85 @@
+"""Sessions with real transcripts for the effort tests (issue 31): made through the hooks
+and the services, the transcript a file in a throwaway Claude Code configuration folder."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sessions import services
+from sessions.effort.paths import Roots
+from sessions.hooks import activity, claude_code
+from sessions.models import Session
+from tasks.models import Task
+
+
+def roots_in(folder: Path) -> Roots:
+    """A Claude Code configuration folder and a Codex home inside `folder`."""
+    return Roots(claude=str(folder / "claude"), codex=str(folder / "codex"))
+
+
+def claude_session(name: str, roots: Roots, *, cwd: str = "/home/dev/acme-shop") -> Session:
+    """The named session `name` whose agent linked a Claude Code id, and whose hooks named
+    its transcript (empty until `say` writes to it)."""
+    cc_id = str(uuid.uuid4())
+    services.session_touch(session=name, hook_session=cc_id, actor="tester")
+    path = Path(roots.claude) / "projects" / "-home-dev-acme-shop" / f"{cc_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    activity.activity_clock.clear()
+    body = {
+        "session_id": cc_id,
+        "hook_event_name": "UserPromptSubmit",
+        "cwd": cwd,
+        "transcript_path": str(path),
+        "prompt": "go on",
+    }
+    session = claude_code.hook_event(payload=body).session
+    assert session is not None
+    assert session.name == name
+    assert (session.agent, session.transcript_path) == ("claude-code", str(path))
+    return session
+
+
+def assistant(
+    message_id: str,
+    at: datetime,
+    *,
+    model: str = "claude-opus-5-5",
+    input_: int = 100,
+    output: int = 20,
+    cache_write: int = 0,
+    cache_read: int = 0,
+) -> dict[str, Any]:
+    """An `assistant` line as Claude Code 2.1.332 writes it (the shape of the fixtures)."""
+    return {
+        "type": "assistant",
+        "timestamp": at.isoformat().replace("+00:00", "Z"),
+        "message": {
+            "id": message_id,
+            "model": model,
+            "role": "assistant",
+            "content": [{"type": "text", "text": "prose that is never stored"}],
+            "usage": {
+                "input_tokens": input_,
+                "output_tokens": output,
+                "cache_creation_input_tokens": cache_write,
+                "cache_read_input_tokens": cache_read,
+                "output_tokens_details": {"thinking_tokens": 0},
+            },
+        },
+    }
+
+
+def say(session: Session, *lines: dict[str, Any] | str) -> None:
+    """Append lines to the session's transcript, as the agent would."""
+    with open(session.transcript_path, "a", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+
+
+def bind(task: Task, session: Session) -> None:
+    services.task_bind_session(task=task, session=session.name, actor="tester")
