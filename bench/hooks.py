@@ -5,6 +5,9 @@
    keep-alive connection per session, compared with GET /healthz from 20 clients in the
    same conditions: first on a quiet server, then with 50 SSE clients on /events and 200
    held wake-up requests on /hooks/claude-code/wait.
+   Then the same hooks again while every session's transcript holds 6 MB more and goes on
+   growing (issue 31: the tokens are read after the answer is sent, in 1 MB steps, on a
+   thread of their own — the round trip must stay where it was, within noise).
 2. `python -I -m relaybay.hook_client` for one PostToolUse event, start-up included,
    against the live server and against a listener that never answers; `relaybay hook`
    (the CLI path, Django start-up included) for comparison.
@@ -50,6 +53,8 @@ WAITS = 200
 CLIENT_RUNS = 30
 HANGING_RUNS = 10
 CLI_RUNS = 10
+TRANSCRIPT_MB = 6
+PROJECT_FOLDER = "-home-dev-acme-shop"
 
 
 def fixture(name: str) -> dict:
@@ -129,13 +134,69 @@ def run_clients(server: RelaybayServer, requests: list[tuple[str, str, bytes]]) 
     return [x for r in results for x in r]
 
 
-def measure(server: RelaybayServer, hook_ids: list[str], label: str) -> list[tuple[str, ...]]:
+def transcript(claude: Path, cc_id: str) -> Path:
+    return claude / "projects" / PROJECT_FOLDER / f"{cc_id}.jsonl"
+
+
+def hook_body(name: str, cc_id: str, claude: Path) -> bytes:
+    body = {**fixture(name), "session_id": cc_id}
+    body["transcript_path"] = str(transcript(claude, cc_id))
+    return json.dumps(body).encode()
+
+
+def assistant_line(n: int) -> bytes:
+    """An assistant line of about 2 KB, as Claude Code writes a response."""
+    line = {
+        "type": "assistant",
+        "timestamp": "2026-12-05T21:29:56.048Z",
+        "message": {
+            "id": f"msg_bench{n:012d}",
+            "model": "claude-opus-5-5",
+            "content": [{"type": "text", "text": "x" * 1800}],
+            "usage": {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 9000},
+        },
+    }
+    return json.dumps(line).encode() + b"\n"
+
+
+class GrowingTranscripts:
+    """The first session's transcript filled with TRANSCRIPT_MB megabytes, then every
+    session's appended to (a response every 200 ms each, 100 a second in all) until the
+    block ends."""
+
+    def __init__(self, claude: Path, cc_ids: list[str]) -> None:
+        self.paths = [transcript(claude, cc_id) for cc_id in cc_ids]
+        self.stop = threading.Event()
+        self.writer = threading.Thread(target=self.grow, daemon=True)
+        self.n = 0
+
+    def __enter__(self) -> GrowingTranscripts:
+        with self.paths[0].open("ab") as handle:
+            for n in range(TRANSCRIPT_MB * 1_000_000 // len(assistant_line(0))):
+                handle.write(assistant_line(n))
+        self.writer.start()
+        return self
+
+    def grow(self) -> None:
+        while not self.stop.wait(0.2):
+            self.n += 1
+            for i, path in enumerate(self.paths):
+                with path.open("ab") as handle:
+                    handle.write(assistant_line(1_000_000 * (i + 1) + self.n))
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.writer.join()
+
+
+def measure(
+    server: RelaybayServer, hook_ids: list[str], label: str, claude: Path
+) -> list[tuple[str, ...]]:
     floor = run_clients(server, [("GET", "/healthz", b"")] * SESSIONS)
-    body = fixture("PostToolUse.Bash")
     hooks = run_clients(
         server,
         [
-            ("POST", "/hooks/claude-code", json.dumps({**body, "session_id": cc_id}).encode())
+            ("POST", "/hooks/claude-code", hook_body("PostToolUse.Bash", cc_id, claude))
             for cc_id in hook_ids
         ],
     )
@@ -259,25 +320,31 @@ def client_rows(server: RelaybayServer, cc_id: str) -> list[tuple[str, ...]]:
 
 
 def main() -> None:
-    with private_server() as server:
+    claude = Path(tempfile.mkdtemp(prefix="relaybay-bench-claude-"))
+    (claude / "projects" / PROJECT_FOLDER).mkdir(parents=True)
+    with private_server(CLAUDE_CONFIG_DIR=str(claude)) as server:
         hook_ids = asyncio.run(
             link_sessions(server, [f"bench-agent-{n}" for n in range(SESSIONS)], bind=True)
         )
         for cc_id in hook_ids:  # each session has seen a SessionStart and is working
+            transcript(claude, cc_id).touch()
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-            start = {**fixture("SessionStart.startup.print"), "session_id": cc_id}
-            post(conn, "/hooks/claude-code", server.token, json.dumps(start).encode())
+            start = hook_body("SessionStart.startup.print", cc_id, claude)
+            post(conn, "/hooks/claude-code", server.token, start)
             conn.close()
         wait_ids = asyncio.run(
             link_sessions(server, [f"bench-waiter-{n}" for n in range(WAITS)], bind=False)
         )
         threads_quiet = thread_count(server)
-        rows = measure(server, hook_ids, "quiet")
+        rows = measure(server, hook_ids, "quiet", claude)
+        with GrowingTranscripts(claude, hook_ids) as growing:
+            rows += measure(server, hook_ids, f"a {TRANSCRIPT_MB} MB transcript, growing", claude)
+        counted = get_json(server, "/api/stats")
         with SseSubscribers(server, SSE_CLIENTS):
             socks = open_waits(server, wait_ids)
             stats = get_json(server, "/api/stats")
             threads_loaded = thread_count(server)
-            rows += measure(server, hook_ids, f"{SSE_CLIENTS} SSE + {WAITS} waits")
+            rows += measure(server, hook_ids, f"{SSE_CLIENTS} SSE + {WAITS} waits", claude)
             for sock in socks:
                 sock.close()
         table(
@@ -289,6 +356,10 @@ def main() -> None:
         print(
             f"\nserver threads: {threads_quiet} quiet, {threads_loaded} with the load open "
             f"(/api/stats then: {stats})"
+        )
+        print(
+            f"transcripts: one of {TRANSCRIPT_MB} MB, and {growing.n} responses appended to "
+            f"each of {len(hook_ids)} while measured (/api/stats after: {counted})"
         )
         table(
             "Hook client, whole process per event (ms); targets: p50 - floor ≤ +25 live, "

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.actor import OWNER
-from relaybay_site import demo_memory, demo_stands
+from relaybay_site import demo_effort, demo_memory, demo_stands
 from relaybay_site.demo_data import (
     DESKTOP,
     LAST_REPORT,
@@ -180,6 +180,9 @@ def seed() -> Seeded:
     _seed_policy(OWNER)
     demo_stands.seed(OWNER)
     demo_memory.seed()
+    from django.conf import settings
+
+    demo_effort.seed(settings.RELAYBAY.home_path)
     return Seeded(projects=[project["slug"] for project in PROJECTS], tasks=keys)
 
 

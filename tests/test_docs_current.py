@@ -40,6 +40,20 @@ def test_agents_reference_is_current():
     assert current == docgen.render_agents(), STALE.format(name="docs/agents.md")
 
 
+def test_effort_reference_is_current():
+    current = (DOCS / "effort.md").read_text(encoding="utf-8")
+    assert current == docgen.render_effort(), STALE.format(name="docs/effort.md")
+
+
+def test_the_effort_page_shows_the_shipped_prices_with_their_date():
+    from core import prices
+
+    text = docgen.render_effort()
+    assert f"## Prices (shipped defaults, as of {prices.PRICES_DATE})" in text
+    for model in prices.DEFAULTS:
+        assert f"| `{model}` |" in text
+
+
 def test_the_agents_page_names_every_adapter_and_what_codex_cannot_do():
     text = docgen.render_agents()
     assert "| Hook route | `POST /hooks/claude-code` | `POST /hooks/codex` |" in text

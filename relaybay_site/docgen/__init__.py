@@ -1,5 +1,5 @@
 """Generated references: docs/configuration.md, docs/mcp-tools.md, docs/commands.md,
-docs/policy.md, docs/agents.md.
+docs/policy.md, docs/agents.md, docs/effort.md.
 
 Each file is rendered from the code that defines it — the settings table
 (`config.SETTINGS`), the tools and resources `mcp.build_server()` registers, the
@@ -54,6 +54,7 @@ __all__ = [
     "render_agents",
     "render_commands",
     "render_configuration",
+    "render_effort",
     "render_mcp_tools",
     "render_policy",
     "split_docstring",
@@ -67,6 +68,14 @@ def render_agents() -> str:
     """docs/agents.md from the hook room's adapters (sessions/hooks/)."""
     ensure_django()
     from relaybay_site.docgen.agents import render
+
+    return render()
+
+
+def render_effort() -> str:
+    """docs/effort.md from the effort code (sessions/effort/) and the shipped prices."""
+    ensure_django()
+    from relaybay_site.docgen.effort import render
 
     return render()
 
@@ -101,6 +110,7 @@ def write_docs(out: Path) -> list[Path]:
         ("commands.md", render_commands()),
         ("policy.md", render_policy()),
         ("agents.md", render_agents()),
+        ("effort.md", render_effort()),
     ):
         path = out / name
         path.write_text(text, encoding="utf-8")

@@ -3,22 +3,29 @@
 The hook door pokes after its answer is sent (sessions/hooks/endpoint.py). The pokes of a
 session fold into one; a daemon thread reads one bounded step (1 MB) per session in turn,
 a session with more to read going to the back of the line, so a big transcript never
-holds up another. The thread ends when nothing is left and starts again on the next poke.
+holds up another. While there is a backlog the thread rests twice as long as each step
+took, so catching up on a big file takes a third of a core at most and the server's own
+requests keep theirs. The thread ends when nothing is left and starts again on the next
+poke.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 
 from django.db import close_old_connections, connection
 
+from core import live
 from sessions.effort import notify
 from sessions.services.effort import ReadResult, transcript_read
 
 log = logging.getLogger("relaybay.effort")
+REST = 2.0  # seconds of rest per second of reading, while a backlog lasts
+REST_MAX = 0.25
 
 
 class Reader:
@@ -35,6 +42,8 @@ class Reader:
         self._thread: threading.Thread | None = None
         self.idle = threading.Event()
         self.idle.set()
+        self.steps = 0  # steps read, and responses counted: /api/stats shows them
+        self.responses = 0
 
     def poke(self, session_id: int) -> None:
         """The session's transcript may have grown: read it soon."""
@@ -63,11 +72,16 @@ class Reader:
 
     def _step(self, session_id: int) -> None:
         close_old_connections()
+        began = time.perf_counter()
         try:
             result = self._read(session_id)
         except Exception:
             log.exception("reading the transcript of session %s failed", session_id)
             return
+        if result.more:  # a backlog: rest, so the server's requests get the core
+            time.sleep(min((time.perf_counter() - began) * REST, REST_MAX))
+        self.steps += 1
+        self.responses += result.responses
         if result.task_ids:
             self._told(result.task_ids)
         if result.more:
@@ -76,3 +90,5 @@ class Reader:
 
 
 reader = Reader()
+live.register_gauge("transcript_steps", lambda: reader.steps)
+live.register_gauge("transcript_responses", lambda: reader.responses)

@@ -165,6 +165,9 @@ def _write_status(
 ) -> list[Event]:
     status, activity = STATUS[event.kind](event)
     changed = at_once or status != before or session.hook_status != status
+    # A transcript named anew is written at once: the effort reader goes by it (issue 31).
+    renamed = bool(event.transcript_path) and event.transcript_path != session.transcript_path
+    changed = changed or renamed
     if not changed and status == WORKING and not window.activity_clock.due(session.pk):
         # Inside the window: the latest is kept and written when the window ends (§4).
         pending = window.PendingActivity(activity, now, event.cwd[: hook_steps.CWD_MAX])

@@ -95,6 +95,8 @@ def transcript_read(
     if path != session.transcript_path and not step.more and not step.responses:
         step.cursor = Cursor()  # the old file is read to its end: on to the new one
         step.more = True
+    if step.cursor == cursor and not step.responses and not step.totals:
+        return ReadResult(read=True)  # nothing new: no write, no lock
     with transaction.atomic(durable=True):
         result = _count(session, step)
         _save_cursor(session, row, step.cursor)

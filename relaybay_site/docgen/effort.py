@@ -1,0 +1,134 @@
+"""docs/effort.md: what relaybay counts of each task's effort, from where, and what it keeps
+(issue 31) — its tables (the shipped prices, the events that move the time, the files that
+may be read) rendered from the code that uses them."""
+
+from __future__ import annotations
+
+from core import prices
+from relaybay_site.docgen.common import GENERATED
+from sessions.effort import reader, transcripts
+from sessions.effort.notify import THROTTLE
+from sessions.services.effort import TIME_EVENTS
+
+
+def _prices() -> list[str]:
+    rows = [
+        f"| `{model}` | {p.input:g} | {p.output:g} | {p.cache_write:g} | {p.cache_read:g} |"
+        for model, p in prices.DEFAULTS.items()
+    ]
+    return [
+        f"## Prices (shipped defaults, as of {prices.PRICES_DATE})",
+        "",
+        "US dollars per million tokens. A key ending in `*` is a prefix: the longest that "
+        "matches a model's name prices it, a model's own entry before any prefix. Set your "
+        "own in `config.toml`; a kind you leave out keeps the shipped price (or is 0 for a "
+        "model relaybay does not ship):",
+        "",
+        "```toml",
+        '[prices."claude-opus-*"]',
+        "input = 5.0",
+        "output = 15.0",
+        "",
+        '[prices."my-local-model"]',
+        "input = 0",
+        "output = 0",
+        "```",
+        "",
+        "A model with no price shows its tokens and *cost unknown* — never a guessed figure. "
+        "`claude-opus-*` was checked against Claude Code's own total (its `cost-state` line: "
+        "900 input and 180 output tokens of claude-opus-5-5 cost $0.0072); the others are the "
+        "makers' list prices of that date. Prices change: check yours.",
+        "",
+        "| Model | input | output | cache write | cache read |",
+        "| --- | --- | --- | --- | --- |",
+        *rows,
+        "",
+    ]
+
+
+def render() -> str:
+    """The whole page."""
+    events = ", ".join(f"`{kind}`" for kind in sorted(TIME_EVENTS))
+    lines = [
+        GENERATED,
+        "",
+        "# Effort: where the hours, the tokens and the money of each task went",
+        "",
+        "relaybay knows which session worked on which task when (the binding history, the "
+        "hooks' statuses, the stage moves), and every hook names the session's transcript. "
+        "Adding those up gives each task its time, its tokens and their cost — across "
+        "sessions, rebinds and both agent CLIs. The board shows it in the task's **Effort** "
+        "section and on each project's **Effort** page (`/p/<slug>/effort`, with a CSV "
+        "export); MCP's `task_get` has one effort line and `project_snapshot` the project's "
+        "total, the same numbers.",
+        "",
+        "## Time",
+        "",
+        "Replayed from the task's own events, one step per event as it is written (the "
+        f"events that move it: {events}):",
+        "",
+        "- **Time in each stage**, from the stage moves (the bar leaves out *done*).",
+        "- **Agent time**: while a session bound to the task is *working* (its hooks' "
+        "status). Two sessions on the task at once count twice here …",
+        "- **Wall time**: … and once here: while at least one of them works.",
+        "- **Waiting on the owner**: while the task's *waiting on* names one of "
+        "`owner_names`, a bound session waits for an answer, or the task is in review or "
+        "test with review steps still open.",
+        "- **Sessions** ever bound, and **turns**: a bound session going to work.",
+        "",
+        "What is going on now (a session working, the owner awaited) goes on counting until "
+        "the next event. `owner_names` is read when each event is written.",
+        "",
+        "## Tokens",
+        "",
+        "From the transcript each agent writes as it works:",
+        "",
+        "- **Claude Code**: `assistant` lines carry `message.id`, `message.model` and "
+        "`message.usage` (input, output, cache write, cache read, thinking); a response "
+        "written as several lines shares its id and is counted once. `cost-state` lines "
+        "carry Claude Code's own total per process: shown beside relaybay's figure for the "
+        "same session (they should agree).",
+        "- **Codex**: `event_msg` lines of type `token_count` carry `info.last_token_usage` "
+        "(this response) and the session's running total, which keys the response; the "
+        "model is the one its turn's `turn_context` names. Codex counts cached input inside "
+        "`input_tokens`: relaybay counts it once, as cache read.",
+        "",
+        "Each response goes to the task or tasks bound to its session **at the response's "
+        "time** (a rebind in the middle of a turn splits the turn where it happened); a "
+        "response while two tasks were bound is **split evenly** between them (the remainder "
+        "of a division to the oldest task) and the task says how many of its responses were "
+        "shared. A response while no task was bound belongs to no task.",
+        "",
+        "### Which files are read",
+        "",
+        "Only a regular file (not a symlink) on this machine that the agent itself would "
+        "write: for Claude Code `<session_id>.jsonl` in a folder of `projects` in its "
+        "configuration folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`); for Codex "
+        "`rollout-…-<session_id>.jsonl` under `$CODEX_HOME/sessions` (else "
+        "`~/.codex/sessions`) — the folders of the user who runs `relaybay serve`. Any other "
+        "`transcript_path` a hook names is ignored, and not opened: the hook body is "
+        "authenticated, but a path is not a licence to read files.",
+        "",
+        "### When",
+        "",
+        "After the hook's answer is sent, on a thread of its own, never in the hook's way: "
+        f"at most {reader.STEP_BYTES // 1_000_000} MB of complete lines per step, on from "
+        "where the last step ended (the place is kept in the database, so a restart loses "
+        "nothing and counts nothing twice). A file that shrank or was replaced is read again "
+        "from the start; a half-written last line waits for the next step; line types and "
+        "keys relaybay does not know are skipped. While a big file is caught up on, the "
+        "reader rests twice as long as it read. The board hears of new tokens at most once "
+        f"per task every {THROTTLE:g} seconds.",
+        "",
+        "## What is kept",
+        "",
+        "Counts and sums only — never text from a transcript: per session, task, day and "
+        "model the responses and the tokens of each kind; a 63-bit digest of each response's "
+        "id (so it is counted once); Claude Code's own total per process; where the reading "
+        "of each transcript stands (path, device, inode, offset). A model's name is kept "
+        "only when it is a plain name (letters, digits and `.-_:@+/[]`, at most 100 "
+        f"characters), else as `{transcripts.UNKNOWN_MODEL}`.",
+        "",
+        *_prices(),
+    ]
+    return "\n".join(lines)
