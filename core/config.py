@@ -209,6 +209,21 @@ SETTINGS: tuple[Setting, ...] = (
         maximum=100_000,
     ),
     Setting(
+        "collision_warnings",
+        "bool",
+        True,
+        "Collision warnings: tell a session when another live session of the same repository "
+        "changed the same file in the last 30 minutes, or works in its checkout for another "
+        "branch (issue 32; see docs/signals.md).",
+    ),
+    Setting(
+        "resume_brief",
+        "bool",
+        True,
+        "Resume brief: where each bound task stands, in a resumed, cleared or compacted "
+        "session's start and in task_bind_session's answer (see docs/signals.md).",
+    ),
+    Setting(
         "policy_file",
         "str",
         "policy.json",

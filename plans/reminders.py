@@ -16,6 +16,9 @@ When it is sent:
 It runs before the owner comments (order 50): they get the rest of the shared 8000-character
 budget, so the reminder stays short (step details are cut) and never exceeds budget_left.
 
+The same register() adds the plan's line to the resume brief (sessions.brief, issue 32):
+`brief_line`, the step in progress and how far the plan is.
+
 The per-session state (the last text sent, the PostToolUse count) is kept in memory in this
 process, keyed by relaybay session id and Claude Code id. A server restart forgets it, which
 is harmless: the next todo change may repeat a text once and the periodic count starts again.
@@ -26,7 +29,9 @@ from __future__ import annotations
 from django.conf import settings
 
 from core.memo import Memo
+from plans import selectors as plan_selectors
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanStep
+from sessions import brief
 from sessions import selectors as session_selectors
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
@@ -131,6 +136,30 @@ def fit(lines: list[str], budget: int) -> str:
     return ""
 
 
+def brief_line(task: Task) -> str:
+    """The plan's line of the resume brief (sessions.brief): the step in progress, else the
+    next one, and how far the plan is; "" without plan steps (no query then)."""
+    if task.plan_status == "none":  # exactly the tasks without steps
+        return ""
+    steps = plan_selectors.plan_steps(task)
+    if not steps:
+        return ""
+    state = "accepted" if task.plan_status == "accepted" else "draft, not accepted yet"
+    counts = plan_selectors.summarize(task, steps).counts_text
+    current = next((s for s in steps if s.status == IN_PROGRESS), None)
+    upcoming = next((s for s in steps if s.status != DONE), None)
+    if current is not None:
+        where = f"step {current.position}/{len(steps)} in progress: "
+        where += f"'{one_line(current.title, TITLE_CUT)}' · "
+    elif upcoming is not None:
+        blocked = " (blocked)" if upcoming.status == BLOCKED else ""
+        where = f"next step {upcoming.position}/{len(steps)}{blocked}: "
+        where += f"'{one_line(upcoming.title, TITLE_CUT)}' · "
+    else:
+        where = ""
+    return f"Plan ({state}): {where}{counts}"
+
+
 # --- per-session state (memory of this process) ----------------------------------------------
 
 
@@ -210,3 +239,4 @@ def remind(call: HookCall, answer: HookAnswer) -> None:
 def register() -> None:
     """Plug into the hook answers (idempotent: the registry skips a provider it holds)."""
     hook_answer.register_context_provider(ORDER, KINDS, remind)
+    brief.register_brief_section(brief.PLAN, brief_line)  # issue 32's resume brief

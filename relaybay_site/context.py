@@ -39,6 +39,7 @@ def frame(request: HttpRequest) -> dict[str, Any]:
             "sessions": _exists("project_sessions", "x"),
             "environments": _exists("environments", "x"),
             "docs": _exists("docs", "x"),
+            "effort": _exists("project_effort", "x"),
         },
         "nav_projects": nav_projects(),
         "current_path": request.path,

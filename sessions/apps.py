@@ -20,6 +20,11 @@ class AgentSessionsConfig(AppConfig):
 
         panels.register()
 
+        # The task dialog's Effort section (issue 31): time, tokens and cost of the task.
+        from sessions.effort import panel as effort_panel
+
+        effort_panel.register()
+
         # Owner comments through hooks (§4), the wake-up lines and the board's comment seams.
         from sessions.hooks import comments as comment_delivery
 
@@ -44,3 +49,13 @@ class AgentSessionsConfig(AppConfig):
         from sessions.hooks import stuck
 
         stuck.register()
+
+        # Collision warnings: live sessions changing the same files (paths only).
+        from sessions.hooks import collisions
+
+        collisions.register()
+
+        # The resume brief: where its tasks stand, when a bound session starts again.
+        from sessions.hooks import resume
+
+        resume.register()

@@ -1,5 +1,5 @@
-"""The Inbox groups of sessions: "Agents waiting for an answer" (issue 19 §2) and
-"Unlinked hook sessions" (§2 Inbox, §4 linking step 4).
+"""The Inbox groups of sessions: "Agents waiting for an answer" (issue 19 §2), "Sessions
+colliding" (issue 32) and "Unlinked hook sessions" (§2 Inbox, §4 linking step 4).
 
 A session waiting on a permission, a question, a plan approval or input is listed first,
 the longest wait first, with what it waits on and for how long; a row opens the bound
@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.display import ago
-from sessions import selectors
+from sessions import selectors, touched
 from sessions.hooks import forgotten, stuck
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow, plug_in_once
@@ -23,6 +23,7 @@ from tasks.selectors.inbox import task_row
 ORDER = 50  # after Review queue, Waiting on you, Rule warnings, Not logged (tasks' orders)
 WAITING_ORDER = 5  # first: an agent stands still until someone answers
 STUCK_ORDER = 6
+COLLIDING_ORDER = 7  # two agents changing the same files: before either undoes the other
 FORGOTTEN_ORDER = 55
 
 
@@ -41,6 +42,22 @@ def waiting_group() -> InboxGroup | None:
         else:
             rows.append(InboxRow(title=w.name, href=sessions_page, detail=detail))
     return InboxGroup(id="agents-waiting", title="Agents waiting for an answer", rows=tuple(rows))
+
+
+def colliding_group() -> InboxGroup | None:
+    """ "Sessions colliding" (issue 32): the last hour's pairs, both tasks, the paths."""
+    pairs = touched.recent_pairs()
+    if not pairs:
+        return None
+    now = timezone.now()
+    rows = []
+    for p in pairs:
+        detail = f"with {p.with_text(p.session)}: {p.what} · {ago(p.at, now)}"
+        if p.task is not None:
+            rows.append(task_row(p.task, detail, by=p.session.name))
+        else:
+            rows.append(InboxRow(title=p.session.name, href=reverse("sessions"), detail=detail))
+    return InboxGroup(id="sessions-colliding", title="Sessions colliding", rows=tuple(rows))
 
 
 def unlinked_group() -> InboxGroup | None:
@@ -66,5 +83,6 @@ def unlinked_group() -> InboxGroup | None:
 def register() -> None:
     extensions.register_inbox_group(WAITING_ORDER, waiting_group)
     extensions.register_inbox_group(STUCK_ORDER, stuck.stuck_group)
+    extensions.register_inbox_group(COLLIDING_ORDER, colliding_group, touched.pair_count)
     extensions.register_inbox_group(FORGOTTEN_ORDER, forgotten.forgotten_group)
     extensions.register_inbox_group(ORDER, unlinked_group)

@@ -57,7 +57,9 @@ async def task_bind_session(
     Returns:
         "Bound <key> to session <name> (<title>)." (and the session it was bound to), or
         "<name> is now an alias of session <desktop id>; <key> stays bound to it.", or that
-        it was already bound; then Note/Warning lines.
+        it was already bound; then Note/Warning lines. A new binding of an open task adds,
+        after a blank line, its resume brief: stage, plan step, progress, next step, last
+        report, unread owner comments, decisions and files touched lately.
     Errors:
         - Unknown task: call task_list to see the keys.
         - A malformed local_ id, a name over 100 characters or with control characters:

@@ -308,3 +308,47 @@ class TaskEffort(models.Model):
     sessions = models.PositiveIntegerField(default=0)
     turns = models.PositiveIntegerField(default=0)
     state = models.JSONField(default=dict)
+
+
+# --- sessions that know about each other (issue 32) ---------------------------------------
+
+PATH_MAX = 1000
+
+
+class TouchedPath(models.Model):
+    """A file a live session is about to change, relative to its project's repository: the
+    path and when, never the contents. One row per session and path (the latest touch);
+    forgotten when the session ends, and after two hours."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    path = models.CharField(max_length=PATH_MAX)
+    touched_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "path"], name="touched_path_once"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "path", "touched_at"], name="touched_path_where"),
+        ]
+
+
+class Collision(models.Model):
+    """Two live sessions of one repository on the same path (or one checkout on two
+    branches): the session that touched it second was told at once; the first is told on
+    its next hook answer (`told_other_at`). One per pair and path per hour."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    path = models.CharField(max_length=PATH_MAX)  # "" for a checkout on two branches
+    at = models.DateTimeField()
+    other_touched_at = models.DateTimeField(null=True, blank=True)
+    told_other_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["other", "told_other_at"], name="collision_to_tell"),
+            models.Index(fields=["at"], name="collision_at"),
+        ]

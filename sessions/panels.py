@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core import tokens
-from core.display import Stamp, stamp
+from core.display import Stamp, ago, stamp
 from core.links import link_pattern
 from core.security import current_token
-from sessions import selectors
+from sessions import selectors, touched
 from sessions.hooks import forgotten, stuck
 from sessions.models import AGENTS, KIND_DESKTOP, WAITING, Session, TaskBinding, agent_title
 from tasks.extensions import (
@@ -177,6 +177,7 @@ class BoundView:
     unlinked_reason: str
     bound: Stamp
     bound_by: str
+    collisions: tuple[str, ...] = ()  # "with acme-shop-7 (bob): src/cart.py · 4 min ago"
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,10 @@ def _bound_view(binding: TaskBinding, now: datetime) -> BoundView:
         unlinked_reason=s.unlinked_reason,
         bound=stamp(binding.bound_at, now),
         bound_by=binding.bound_by,
+        collisions=tuple(
+            f"with {p.with_text(s)}: {p.what} · {ago(p.at, now)}"
+            for p in touched.recent_pairs(session=s, now=now)
+        ),
     )
 
 

@@ -7,6 +7,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from core.display import ago
+from sessions import brief
 from sessions.models import Session, TaskBinding
 from sessions.selectors import desktop_link, label
 from sessions.services import BindResult, UnbindResult
@@ -20,6 +21,7 @@ def _with_notes(text: str, notes: tuple[str, ...] | list[str]) -> str:
 
 
 def bind_answer(result: BindResult) -> str:
+    """task_bind_session's answer; a new binding of an open task adds its resume brief."""
     key = result.task.key
     session = result.session
     if result.alias:
@@ -34,7 +36,11 @@ def bind_answer(result: BindResult) -> str:
         return "\n".join(result.notes)
     else:
         text = f"{key} is already bound to session {label(session)}; nothing changed."
-    return _with_notes(text, result.notes)
+    text = _with_notes(text, result.notes)
+    # A newly bound session starts from where the task stands (issue 32): the same brief a
+    # resumed session's start gets.
+    where = brief.brief([result.task]) if result.changed and brief.enabled() else ""
+    return f"{text}\n\n{where}" if where else text
 
 
 def unbind_answer(result: UnbindResult) -> str:

@@ -36,6 +36,7 @@ class EventKind(StrEnum):
     SESSION_TODO_UPDATED = "session.todo_updated"
     SESSION_STUCK = "session.stuck"
     SESSION_FORGOTTEN = "session.forgotten"
+    SESSION_COLLISION = "session.collision"
     COMMENT_ADDED = "comment.added"
     COMMENT_DELIVERED = "comment.delivered"
     COMMENT_READ = "comment.read"
@@ -278,6 +279,11 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "session.stuck": lambda p: f"{p.get('session', '')}: possibly stuck — {p.get('reason', '')}",
     "session.forgotten": lambda p: f"{p.get('session', '')}: forgotten — {p.get('reason', '')}",
+    "session.collision": lambda p: (
+        f"{p.get('session', '')} and {p.get('other', '')} both changing {p['path']}"
+        if p.get("path")
+        else f"{p.get('session', '')} and {p.get('other', '')} in one checkout on two branches"
+    ),
     "session.todo_updated": lambda p: (
         f"{p.get('session', '')}: todo of {p.get('items', 0)} item(s)"
         + (f", now {p['in_progress']}" if p.get("in_progress") else "")

@@ -58,6 +58,7 @@ TABLE: dict[str, Fragment] = {
             "session.status_changed",
             "session.stuck",
             "session.forgotten",
+            "session.collision",
             "report.added",  # progress: clears "Possibly stuck"
             "plan.step_updated",
             "comment.added",
@@ -98,6 +99,24 @@ TABLE: dict[str, Fragment] = {
         "all",
         ("live.action",),
         "Activity's Actions on live block: the newest calls the guard journaled on live (§7)",
+    ),
+    "effort_section": Fragment(
+        "project",
+        ("effort.updated",),
+        "a task's Effort section (dialog and page), alone: its tokens grew (a live-only "
+        "notice, at most one per task per 5 s); no other section, card or list refetches",
+    ),
+    "effort": Fragment(
+        "project",
+        (
+            "effort.updated",
+            "task.created",
+            "task.stage_changed",
+            "task.session_bound",
+            "task.session_unbound",
+            "session.status_changed",
+        ),
+        "the Effort page's table, totals and charts (effort.js refetches at most once per 3 s)",
     ),
 }
 

@@ -457,6 +457,31 @@ def _() -> Case:
     )
 
 
+@contract("session.collision")
+def _() -> Case:
+    task, _ = bound_to_alice()
+    bob_cc = "5f0c2a8e-9d1b-4c3e-8a7f-1b2c3d4e5f60"
+    session_services.session_touch(session="bob", hook_session=bob_cc, actor=ACTOR)
+    session_services.task_bind_session(
+        task=make_task(task.project, title="Search"), session="bob", actor=ACTOR
+    )
+    edit = {"file_path": f"{CWD}/src/cart.py", "old_string": "a", "new_string": "b"}
+
+    def touch(cc_id: str) -> partial:
+        body = payload("PreToolUse.Bash", session_id=cc_id, tool_name="Edit", tool_input=edit)
+        return partial(hook_event, payload=body, actor=ACTOR)
+
+    touch(ALICE_CC)()
+    activity.activity_clock.clear()
+    hook_event(payload=payload("PostToolUse.Bash", session_id=bob_cc), actor=ACTOR)  # working
+    activity.activity_clock.clear()
+    return Case(
+        touch(bob_cc),
+        [("session.collision", keys("session", "other", "path", "task", "other_task"))],
+        "bob and alice both changing src/cart.py",
+    )
+
+
 @contract("session.alias_added")
 def _() -> Case:
     task = make_task()

@@ -28,6 +28,7 @@ from sessions.hooks import linking, todos, waiting
 from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.hooks.event import HookEvent
 from sessions.models import ENDED, IDLE, WAITING, WORKING, Session
+from sessions.services import collisions as collision_steps
 from sessions.services import hooks as hook_steps
 from tasks.models import Event
 
@@ -108,6 +109,9 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
         events += _write_status(session, event, before, at_once=at_once, actor=actor, now=now)
         if event.kind == ev.SESSION_END and not event.keeps_bindings:
             events += hook_steps.unbind_on_end(session, actor=actor, now=now)
+        if event.kind == ev.SESSION_END and session.hook_status == ENDED:
+            # an ended session's paths end with it (collision warnings)
+            collision_steps.forget_paths_step(session)
         if event.kind == ev.PROMPT and session.stop_blocks:
             hook_steps.set_stop_blocks(session, 0)
         exact = session.cc_exact and session.cc_session_id == event.session_id

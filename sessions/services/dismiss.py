@@ -14,6 +14,7 @@ from django.utils import timezone
 from core.errors import NotFound
 from sessions.models import ENDED, Session
 from sessions.services._steps import _status_events
+from sessions.services.collisions import forget_paths_step
 
 DISMISSED = "dismissed by the owner"
 
@@ -31,4 +32,5 @@ def session_dismiss(*, session_id: int, actor: str) -> Session:
         session.save(update_fields=["hook_status", "activity", "activity_at"])
         if before != ENDED:
             _status_events(session, before, actor)
+        forget_paths_step(session)
         return session

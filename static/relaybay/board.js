@@ -26,7 +26,9 @@
 
   body.addEventListener("rbp-event", function (e) {
     var data = e.detail || {};
-    if (data.key && !window.relaybayLive.concerns("board_columns", data.kind)) {
+    // A card shows no effort: a task's token notices (effort_section) leave it be.
+    if (data.key && !window.relaybayLive.concerns("board_columns", data.kind) &&
+        !window.relaybayLive.concerns("effort_section", data.kind)) {
       cardRefresh(data.key);
     }
   });

@@ -5,7 +5,8 @@
 // An event of the shown task refetches every [data-live-section] of its [data-task-root]
 // (hx-trigger "refresh"), except a section holding unsaved text; the edit form is never
 // replaced while it holds a draft: it shows "changed by an agent — reload" instead. A
-// panel showing a session (data-live-session) also follows that session's events.
+// panel showing a session (data-live-session) also follows that session's events; the
+// Effort section (data-live-effort) alone follows the task's effort.updated notices.
 (function () {
   "use strict";
 
@@ -120,9 +121,24 @@
     );
   }
 
+  // A task's tokens grew (the live table's effort_section kinds, a throttled notice): only
+  // the sections marked data-live-effort refetch, not the details, comments or sessions.
+  function refreshEffort(container) {
+    var marks = container.querySelectorAll("[data-live-effort]");
+    Array.prototype.forEach.call(marks, function (mark) {
+      var section = sectionOf(mark);
+      if (section) { refresh(section); }
+    });
+  }
+
   body.addEventListener("rbp-event", function (e) {
-    var key = (e.detail || {}).key;
-    if (key) { rootsOf(key).forEach(schedule); }
+    var d = e.detail || {};
+    if (!d.key) { return; }
+    if (window.relaybayLive.concerns("effort_section", d.kind)) {
+      rootsOf(d.key).forEach(refreshEffort);
+    } else {
+      rootsOf(d.key).forEach(schedule);
+    }
   });
   // A panel showing a session (e.g. its hook status) marks it with data-live-session; that
   // session's events (which may carry no task key or project) refresh the panel too.

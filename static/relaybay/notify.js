@@ -47,7 +47,8 @@
     var data = e.detail || {};
     var kind = String(data.kind || "");
     if (concernsInbox(kind)) { inboxChanged(); }
-    activityChanged();
+    // Activity lists the event log; a task's token notice (effort_section) is not in it.
+    if (!window.relaybayLive.concerns("effort_section", kind)) { activityChanged(); }
     if (kind === "task.stage_changed") { notifyAcceptance(data); }
     if (kind === "session.status_changed") { notifyWaiting(data); }
   });

@@ -112,5 +112,6 @@ def test_an_exactly_linked_session_gets_its_plan_on_start_on_todo_changes_and_ev
 
     # SessionStart is a new context: the reminder again, and the periodic count restarts.
     again = event("SessionStart.resume.print")
-    assert again.split("\n")[1:] == doing.split("\n")
+    assert again.split("\n")[1:3] == doing.split("\n")
+    assert again.split("\n")[3].startswith("relaybay resume brief: ")  # then the brief (issue 32)
     assert [event("PostToolUse.Bash") for _ in range(3)] == ["", "", doing]

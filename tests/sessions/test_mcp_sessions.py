@@ -87,7 +87,10 @@ def test_binding_a_desktop_session_shows_in_task_get_and_task_lists(server):
         text = await agent.ok(
             "task_bind_session", task=key, session=DESKTOP, session_title="Fix login"
         )
-        assert text == f"Bound {key} to session {DESKTOP} (Fix login)."
+        bound, where = text.split("\n\n")  # a new binding: the task's resume brief follows
+        assert bound == f"Bound {key} to session {DESKTOP} (Fix login)."
+        assert where.startswith("relaybay resume brief: ")
+        assert f"\n## {key} Fix login\n- Stage: plan" in where
 
         detail = await agent.ok("task_get", task=key)
         assert "## Session" in detail
@@ -105,7 +108,9 @@ def test_binding_a_desktop_session_shows_in_task_get_and_task_lists(server):
         assert again == f"{key} is already bound to session {DESKTOP} (Fix login); nothing changed."
 
         moved = await agent.ok("task_bind_session", task=key, session=OTHER_DESKTOP)
-        assert moved == f"Bound {key} to session {OTHER_DESKTOP}. It was bound to {DESKTOP}."
+        assert moved.split("\n\n")[0] == (
+            f"Bound {key} to session {OTHER_DESKTOP}. It was bound to {DESKTOP}."
+        )
         detail = await agent.ok("task_get", task=key)
         assert f"(rebound to {OTHER_DESKTOP})" in detail
 
@@ -155,7 +160,7 @@ def test_hook_session_is_linked_by_a_write_and_never_by_bind(server):
     async def scenario(agent: Agent) -> None:
         key = await agent.new_task()
         text = await agent.ok("task_bind_session", task=key, session="erin", hook_session=CC_ID)
-        assert text.splitlines() == [
+        assert text.split("\n\n")[0].splitlines() == [
             f"Bound {key} to session erin.",
             "Note: task_bind_session does not link hook_session (it may bind another session). "
             "Pass hook_session with session on a write of your own session instead, e.g. "

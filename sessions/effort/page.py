@@ -1,0 +1,423 @@
+"""The Effort page of a project (issue 31): one row per task, sorted and filtered, totals,
+two charts, and the same rows for the CSV export. Reads only.
+
+Four queries however many tasks: the tasks, their time figures, their tokens (figures.efforts)
+and the cost per day (figures.per_day). A time range limits the tokens and the cost to its
+days and the rows to the tasks changed, worked on or with tokens counted in them; the time
+figures are always each task's whole life (they are not kept per day). The table shows the
+first SHOWN rows of the sort ("Show more" raises it); the totals, the charts and the CSV
+count every row.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+from urllib.parse import urlencode
+
+from django.urls import reverse
+from django.utils import timezone
+
+from core.display import STAGES, Stamp, stage_label, stamp
+from core.links import link_pattern
+from sessions.effort import charts, figures, words
+from sessions.effort.figures import Cost, Effort, Tokens
+from sessions.effort.panel import BAR_STAGES
+from tasks.models import Project, Task
+
+# (query value, days, words), as the page offers them; 0 days is all time.
+RANGES = (("7d", 7, "7 days"), ("30d", 30, "30 days"), ("90d", 90, "90 days"), ("all", 0, "All"))
+RANGE_DAYS = {key: days for key, days, _ in RANGES}
+DEFAULT_RANGE = "30d"
+SORTS = {"cost": "Cost", "tokens": "Tokens", "agent": "Agent time", "age": "Age"}
+# What a row shows of its task (a task's texts are not read).
+TASK_FIELDS = ("id", "project_id", "number", "key", "title", "stage", "created_at", "updated_at")
+SHOWN = 100
+SHOWN_MAX = 100_000
+WEEKLY_AFTER = 92  # days: a longer chart has one bar per week
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the query string asks for; anything unknown is the default."""
+
+    stage: str = ""  # "" = every stage
+    range: str = DEFAULT_RANGE
+    sort: str = "cost"
+    order: str = "desc"
+    shown: int = SHOWN
+
+    @classmethod
+    def parse(cls, query: Mapping[str, str]) -> Filters:
+        stage = query.get("stage", "")
+        range_ = query.get("range", "")
+        sort = query.get("sort", "")
+        order = query.get("order", "")
+        try:
+            shown = int(query.get("shown", SHOWN))
+        except ValueError:
+            shown = SHOWN
+        return cls(
+            stage=stage if stage in STAGES else "",
+            range=range_ if range_ in RANGE_DAYS else DEFAULT_RANGE,
+            sort=sort if sort in SORTS else "cost",
+            order=order if order in ("asc", "desc") else "desc",
+            shown=min(max(shown, SHOWN), SHOWN_MAX),
+        )
+
+    def since(self, today: date) -> date | None:
+        days = RANGE_DAYS[self.range]
+        return today - timedelta(days=days - 1) if days else None
+
+    def query(self, **changes: object) -> str:
+        """The query string of these filters with `changes`, defaults left out."""
+        chosen = replace(self, **changes)  # type: ignore[arg-type]
+        default = Filters()
+        params = {
+            name: getattr(chosen, name)
+            for name in ("stage", "range", "sort", "order", "shown")
+            if getattr(chosen, name) != getattr(default, name)
+        }
+        return urlencode(params)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One task's figures as the table and the CSV give them."""
+
+    task: Task
+    effort: Effort
+    href: str  # the task dialog over its board
+    now: datetime
+
+    @property
+    def stage_label(self) -> str:
+        return stage_label(self.task.stage)
+
+    @property
+    def agent(self) -> str:
+        return words.duration(self.effort.times.agent_seconds)
+
+    @property
+    def wall(self) -> str:
+        return words.duration(self.effort.times.wall_seconds)
+
+    @property
+    def waiting(self) -> str:
+        return words.duration(self.effort.times.waiting_seconds)
+
+    @property
+    def tokens(self) -> str:
+        return words.count(self.effort.tokens.total)
+
+    @property
+    def cost(self) -> str:
+        return short_cost(self.effort.cost, self.effort.tokens)
+
+    @property
+    def cost_note(self) -> str:
+        return unpriced_note(self.effort.cost)
+
+    @property
+    def created(self) -> Stamp | None:
+        return stamp(self.task.created_at, self.now)
+
+
+def short_cost(cost: Cost, tokens: Tokens) -> str:
+    """A table cell's cost: "$2.40", "unknown", "$2.40 + unknown" (unpriced_note says why)."""
+    if cost.known or not tokens.total:
+        return words.cost(cost, tokens)
+    return f"{words.usd(cost.usd)} + unknown" if cost.usd else "unknown"
+
+
+def unpriced_note(cost: Cost) -> str:
+    """Why a cost is unknown: "mystery-9 has no price" — its tokens count, never a guess."""
+    if cost.known:
+        return ""
+    verb = "has" if len(cost.unpriced) == 1 else "have"
+    return f"{', '.join(cost.unpriced)} {verb} no price: set one in config.toml"
+
+
+def _cost_sentence(cost: Cost) -> str:
+    if cost.known:
+        return ""
+    part = " in part" if cost.usd else ""
+    return (
+        f"Cost unknown{part}: {unpriced_note(cost)}. Their tokens are counted; their cost is "
+        "never guessed."
+    )
+
+
+@dataclass(frozen=True)
+class Totals:
+    tasks: int
+    agent: str
+    wall: str
+    waiting: str
+    sessions: int
+    turns: int
+    tokens: str
+    cost: str
+    cost_known: bool
+    cost_note: str  # why the cost is unknown, in part or whole ("" when known)
+    counted: bool  # any session or response at all
+
+
+@dataclass(frozen=True)
+class Head:
+    """A sortable column head: its link and its aria-sort."""
+
+    key: str
+    label: str
+    href: str
+    aria_sort: str  # "descending" | "ascending" | "" (not the sort)
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    href: str
+    current: bool
+
+
+def _sort_value(row: Row, sort: str) -> float:
+    e = row.effort
+    if sort == "tokens":
+        return e.tokens.total
+    if sort == "agent":
+        return e.times.agent_seconds
+    if sort == "age":
+        return -row.task.created_at.timestamp()  # the oldest is the greatest age
+    return e.cost.usd
+
+
+def _in_range(task: Task, effort: Effort, since: date | None) -> bool:
+    if since is None:
+        return True
+    start = datetime.combine(since, datetime.min.time(), tzinfo=timezone.get_current_timezone())
+    return task.updated_at >= start or effort.tokens.responses > 0 or effort.times.agents_open > 0
+
+
+def rows(project: Project, filters: Filters, now: datetime | None = None) -> list[Row]:
+    """Every row of the filters, sorted (the table shows the first; the CSV all)."""
+    now = now or timezone.now()
+    since = filters.since(timezone.localdate(now))
+    tasks = Task.objects.filter(project=project).only(*TASK_FIELDS).order_by("-number")
+    if filters.stage:
+        tasks = tasks.filter(stage=filters.stage)
+    tasks = list(tasks)
+    found = figures.project_efforts(project, tasks, since=since, now=now)
+    board = link_pattern("board", "slug")(project.slug)
+    kept = [
+        Row(task, found[task.id], f"{board}?" + urlencode({"task": task.key}), now)
+        for task in tasks
+        if _in_range(task, found[task.id], since)
+    ]
+    # Stable sorts: ties keep the newest task first.
+    kept.sort(key=lambda row: _sort_value(row, filters.sort), reverse=filters.order == "desc")
+    return kept
+
+
+def totals(found: list[Row]) -> Totals:
+    agent = wall = waiting = 0.0
+    sessions = turns = 0
+    tokens, cost = Tokens(), Cost()
+    for row in found:
+        t = row.effort.times
+        agent, wall = agent + t.agent_seconds, wall + t.wall_seconds
+        waiting += t.waiting_seconds
+        sessions, turns = sessions + t.sessions, turns + t.turns
+        tokens, cost = tokens + row.effort.tokens, cost + row.effort.cost
+    return Totals(
+        tasks=len(found),
+        agent=words.duration(agent),
+        wall=words.duration(wall),
+        waiting=words.duration(waiting),
+        sessions=sessions,
+        turns=turns,
+        tokens=words.count(tokens.total),
+        cost=short_cost(cost, tokens),
+        cost_known=cost.known,
+        cost_note=_cost_sentence(cost),
+        counted=bool(sessions or tokens.responses),
+    )
+
+
+# --- the charts --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    css: str  # the series' colour class: ef-s0 … ef-s7, and ef-s8 for "other"
+    label: str
+    title: str
+    cost: str
+
+
+@dataclass(frozen=True)
+class CostChart:
+    chart: charts.StackedChart
+    legend: tuple[LegendEntry, ...]
+    total: str
+    weekly: bool
+
+
+def _days(since: date | None, today: date, spent: dict[tuple[date, int], float]) -> list[date]:
+    first = since or min((day for day, _ in spent), default=today)
+    return [first + timedelta(days=n) for n in range((today - first).days + 1)]
+
+
+def cost_chart(project: Project, found: list[Row], since: date | None, today: date) -> CostChart:
+    """Cost per day stacked by task: the SERIES costliest tasks of the range, the rest as
+    "other"; one bar a week when the range is longer than WEEKLY_AFTER days."""
+    by_id = {row.task.id: row for row in found}
+    spent = {
+        key: usd
+        for key, usd in figures.project_per_day(project, since, today).items()
+        if key[1] in by_id
+    }
+    per_task: dict[int, float] = defaultdict(float)
+    for (_, task_id), usd in spent.items():
+        per_task[task_id] += usd
+    ranked = sorted((t for t, usd in per_task.items() if usd > 0), key=lambda t: -per_task[t])
+    drawn = ranked[: charts.SERIES]
+    index = {task_id: n for n, task_id in enumerate(drawn)}
+    other = len(drawn) if len(ranked) > len(drawn) else None
+    days = _days(since, today, spent)
+    weekly = len(days) > WEEKLY_AFTER
+    bucket = (lambda d: d - timedelta(days=d.weekday())) if weekly else (lambda d: d)
+    buckets = sorted({bucket(d) for d in days})
+    values: dict[tuple[date, int], float] = defaultdict(float)
+    for (day, task_id), usd in spent.items():
+        series = index.get(task_id, other)
+        if series is not None and usd > 0:
+            values[(bucket(day), series)] += usd
+    keys = [by_id[t].task.key for t in drawn] + (["other"] if other is not None else [])
+    chart = charts.stacked(
+        buckets,
+        keys,
+        values,
+        title=(lambda d: f"week of {d.isoformat()}") if weekly else date.isoformat,
+        fmt=words.usd,
+    )
+    legend = [
+        LegendEntry(f"ef-s{n}", by_id[t].task.key, by_id[t].task.title, words.usd(per_task[t]))
+        for n, t in enumerate(drawn)
+    ]
+    if other is not None:
+        rest = sum(per_task[t] for t in ranked[len(drawn) :])
+        count = len(ranked) - len(drawn)
+        legend.append(LegendEntry(f"ef-s{other}", "other", f"{count} more tasks", words.usd(rest)))
+    return CostChart(
+        chart=chart,
+        legend=tuple(legend),
+        total=words.usd(sum(per_task.values())),
+        weekly=weekly,
+    )
+
+
+@dataclass(frozen=True)
+class StageBar:
+    stage: str
+    label: str
+    time: str
+    share: str
+    width: str
+
+
+def stage_chart(found: list[Row]) -> list[StageBar]:
+    """Time per stage over the rows' tasks (their whole lives), one bar per stage."""
+    seconds = dict.fromkeys(BAR_STAGES, 0.0)
+    for row in found:
+        for stage, value in row.effort.times.stage_seconds.items():
+            if stage in seconds:
+                seconds[stage] += value
+    if not any(seconds.values()):
+        return []
+    return [
+        StageBar(
+            p.key,
+            stage_label(p.key),
+            words.duration(p.value),
+            f"{round(p.share * 100)}%",
+            p.width,
+        )
+        for p in charts.bars(list(seconds.items()))
+    ]
+
+
+# --- the page ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EffortPage:
+    project: Project
+    filters: Filters
+    rows: list[Row]  # the first `filters.shown`
+    count: int  # rows in all
+    more_href: str  # "" when every row is shown
+    totals: Totals
+    heads: dict[str, Head]
+    stages: list[Choice]
+    ranges: list[Choice]
+    range_words: str  # "the last 30 days" / "all time"
+    cost: CostChart
+    stage_bars: list[StageBar]
+    csv_href: str
+    region_href: str  # the live region's own URL (same filters)
+
+
+def _page_url(project: Project, name: str, query: str) -> str:
+    url = reverse(name, args=[project.slug])
+    return f"{url}?{query}" if query else url
+
+
+def _heads(project: Project, f: Filters) -> dict[str, Head]:
+    heads = {}
+    for key, label in SORTS.items():
+        current = f.sort == key
+        order = ("asc" if f.order == "desc" else "desc") if current else "desc"
+        href = _page_url(project, "project_effort", f.query(sort=key, order=order, shown=SHOWN))
+        aria = ("descending" if f.order == "desc" else "ascending") if current else ""
+        heads[key] = Head(key, label, href, aria)
+    return heads
+
+
+def effort_page(project: Project, filters: Filters, now: datetime | None = None) -> EffortPage:
+    """The page's values, in a fixed number of queries."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    found = rows(project, filters, now)
+    page = "project_effort"
+    more = len(found) > filters.shown
+    days = RANGE_DAYS[filters.range]
+    return EffortPage(
+        project=project,
+        filters=filters,
+        rows=found[: filters.shown],
+        count=len(found),
+        more_href=_page_url(project, page, filters.query(shown=filters.shown + SHOWN))
+        if more
+        else "",
+        totals=totals(found),
+        heads=_heads(project, filters),
+        stages=[
+            Choice(
+                stage_label(s) if s else "All",
+                _page_url(project, page, filters.query(stage=s, shown=SHOWN)),
+                filters.stage == s,
+            )
+            for s in ("", *STAGES)
+        ],
+        ranges=[
+            Choice(label, _page_url(project, page, filters.query(range=key)), filters.range == key)
+            for key, _, label in RANGES
+        ],
+        range_words=f"the last {days} days" if days else "all time",
+        cost=cost_chart(project, found, filters.since(today), today),
+        stage_bars=stage_chart(found),
+        csv_href=_page_url(project, "project_effort_csv", filters.query(shown=SHOWN)),
+        region_href=_page_url(project, "project_effort_region", filters.query()),
+    )
