@@ -90,6 +90,13 @@ class MemoryNote(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        # The notes of a project's page (its own, global and role ones), current or
+        # superseded, counted and listed newest first through these two (issue 33: without
+        # them each count read every note a year had written).
+        indexes = [
+            models.Index(fields=["project", "superseded_at"], name="memory_note_project_state"),
+            models.Index(fields=["scope", "superseded_at"], name="memory_note_scope_state"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(scope__in=NOTE_SCOPES), name="memory_note_scope_known"

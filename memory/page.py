@@ -2,7 +2,8 @@
 templates only loop and branch.
 
 Reads only: the project's documents, decisions (current, superseded collapsed), memory
-notes (the project's, global and role ones), blocks with their owner's edit forms, the
+notes (the project's, global and role ones) — each list bounded, memory/page_lists.py —
+blocks with their owner's edit forms, the
 effective working rules (rules_get's markdown, rendered), search hits, and one document's
 rendered version, sections, history and a diff. Agent markdown goes through
 core.markdown.render_markdown only; everything else is escaped by the templates.
@@ -19,56 +20,19 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from core.display import Stamp, stamp
-from core.markdown import render_markdown, render_markdown_anchored
+from core.markdown import render_markdown_anchored
 from memory import search as memory_search
 from memory import sections as memory_sections
 from memory import selectors
-from memory.models import BLOCK_LIMIT_DEFAULT, Document, MemoryBlock, MemoryNote
+from memory.models import BLOCK_LIMIT_DEFAULT, Document, MemoryBlock
+from memory.page_lists import ListsState, lists
 from memory.search_text import SEARCH_QUERY_MAX
 from tasks import selectors as task_selectors
-from tasks.models import Decision, Project
+from tasks.models import Project
 from tasks.rules import render_rules_md
 
 SECTIONS = ("lists",)
 NEW_BLOCK_ANCHOR = "block-new"
-
-
-@dataclass(frozen=True)
-class DocRow:
-    name: str
-    title: str
-    kind: str
-    version: int
-    updated_by: str
-    when: Stamp | None
-    url: str
-
-
-@dataclass(frozen=True)
-class DecisionRow:
-    id: int
-    anchor: str
-    text: str
-    decided_by: str
-    task: str
-    when: Stamp | None
-    superseded_by: int | None
-    supersedes: int | None = None  # the decision this one replaced
-    source: str = ""  # its display text, else "report:12" etc.
-
-
-@dataclass(frozen=True)
-class NoteRow:
-    id: int
-    anchor: str
-    title: str
-    body: SafeString
-    place: str  # "acme", "global", "role: reviewer"
-    kind: str
-    tags: str
-    author: str
-    when: Stamp | None
-    superseded_by: int | None
 
 
 @dataclass(frozen=True)
@@ -176,16 +140,22 @@ def urls(slug: str) -> dict[str, str]:
 
 
 def context(
-    project: Project, query: str = "", draft: Draft | None = None, *, superseded: bool = False
+    project: Project,
+    query: str = "",
+    draft: Draft | None = None,
+    *,
+    superseded: bool = False,
+    state: ListsState | None = None,
 ) -> dict[str, Any]:
     """Everything the Docs & rules page shows; `draft` refills a refused block form;
-    `superseded`: the search box's "Include superseded", off like memory_search's (§8)."""
+    `superseded`: the search box's "Include superseded", off like memory_search's (§8);
+    `state`: the lists opened further than their first rows."""
     query = query.strip()[:SEARCH_QUERY_MAX]
     eff = task_selectors.project_rules(project)
     return {
         "project": project,
         "project_slug": project.slug,
-        **lists(project),
+        **lists(project, state),
         "blocks": blocks(project, draft),
         "new_block": new_block(draft),
         "rules_html": render_markdown_anchored(render_rules_md(eff, project.slug), shift=2),
@@ -196,78 +166,9 @@ def context(
     }
 
 
-def section(part: str, project: Project) -> dict[str, Any]:
+def section(part: str, project: Project, state: ListsState | None = None) -> dict[str, Any]:
     """The context of one live section (memory/partials/<part>.html) for its refetch."""
-    return {"project": project, "urls": urls(project.slug), **lists(project)}
-
-
-def lists(project: Project) -> dict[str, Any]:
-    """The live lists: documents, decisions and notes, superseded ones apart."""
-    _, docs = selectors.doc_list(project.slug)
-    _, decisions = task_selectors.decision_list(project.slug, include_superseded=True)
-    notes = selectors.note_list_for_project(project.slug)
-    replaced = {d.superseded_by_id: d.id for d in decisions if d.superseded_by_id}
-    decision_rows = [_decision(d, replaced.get(d.id)) for d in decisions]
-    note_rows = [_note(n) for n in notes]
-    return {
-        "documents": [_doc(project.slug, d) for d in docs],
-        "decisions": [d for d in decision_rows if d.superseded_by is None],
-        "decisions_old": [d for d in decision_rows if d.superseded_by is not None],
-        "notes": [n for n in note_rows if n.superseded_by is None],
-        "notes_old": [n for n in note_rows if n.superseded_by is not None],
-    }
-
-
-def _doc(slug: str, d: Document) -> DocRow:
-    return DocRow(
-        name=d.name,
-        title=d.title,
-        kind=d.kind,
-        version=d.version,
-        updated_by=d.updated_by,
-        when=stamp(d.updated_at),
-        url=doc_url(slug, d.name),
-    )
-
-
-def _decision(d: Decision, supersedes: int | None = None) -> DecisionRow:
-    superseded = d.superseded_by_id if d.superseded_at else None
-    source = d.source_text or (f"{d.source_kind}:{d.source_ref}" if d.source_kind else "")
-    return DecisionRow(
-        id=d.id,
-        anchor=f"decision-{d.id}",
-        text=d.text,
-        decided_by=d.decided_by,
-        task=d.task.key if d.task_id else "",
-        when=stamp(d.recorded_at or d.created_at),
-        superseded_by=superseded or (0 if d.superseded_at else None),
-        supersedes=supersedes,
-        source=source,
-    )
-
-
-def _place(n: MemoryNote) -> str:
-    if n.scope == "project" and n.project_id:
-        return n.project.slug
-    if n.scope == "role":
-        return f"role: {n.role}"
-    return "global"
-
-
-def _note(n: MemoryNote) -> NoteRow:
-    superseded = n.superseded_by_id if n.superseded_at else None
-    return NoteRow(
-        id=n.id,
-        anchor=f"note-{n.id}",
-        title=n.title,
-        body=render_markdown(n.body),
-        place=_place(n),
-        kind=n.kind,
-        tags=", ".join(t for t in n.tags.split(",") if t),
-        author=n.author,
-        when=stamp(n.updated_at),
-        superseded_by=superseded or (0 if n.superseded_at else None),
-    )
+    return {"project": project, "urls": urls(project.slug), **lists(project, state)}
 
 
 def blocks(project: Project, draft: Draft | None = None) -> list[BlockForm]:

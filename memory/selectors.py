@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from core.errors import InvalidField, NotFound
 from memory import sections
 from memory.models import Document, DocumentVersion, MemoryBlock, MemoryNote
 from tasks.fields import did_you_mean
+from tasks.models import Decision, Project
 from tasks.selectors import get_project
+
+# A decision's columns the page shows (its text, who, when, source, what replaced it).
+DECISION_SHOWN = (
+    "text",
+    "decided_by",
+    "created_at",
+    "recorded_at",
+    "source_kind",
+    "source_ref",
+    "source_text",
+    "superseded_at",
+    "superseded_by",
+    "task",
+    "task__key",
+)
 
 
 def doc_list(project: str) -> tuple[str, list[Document]]:
@@ -93,9 +109,35 @@ def block_list(project: str | None = None) -> list[MemoryBlock]:
     )
 
 
-def note_list_for_project(project: str) -> list[MemoryNote]:
-    """The notes a project's page shows: its own, the global and the role notes, newest
-    first, superseded ones included (the page collapses them)."""
-    proj = get_project(project)
-    scope = Q(project=proj) | Q(scope="global") | Q(scope="role")
-    return list(MemoryNote.objects.filter(scope).select_related("project").order_by("-id"))
+def _notes_of(project: Project) -> QuerySet[MemoryNote]:
+    """The notes a project's page shows: its own, the global and the role notes."""
+    return MemoryNote.objects.filter(Q(project=project) | Q(scope__in=("global", "role")))
+
+
+def document_page(project: Project, limit: int) -> tuple[list[Document], int]:
+    """The first `limit` documents by name, and how many there are (Docs & rules)."""
+    docs = Document.objects.filter(project=project)
+    return list(docs.order_by("name")[:limit]), docs.count()
+
+
+def decision_page(project: Project, superseded: bool, limit: int) -> tuple[list[Decision], int]:
+    """The newest `limit` current (or superseded) decisions, and how many there are."""
+    rows = Decision.objects.filter(project=project, superseded_at__isnull=not superseded)
+    first = rows.select_related("task").only(*DECISION_SHOWN).order_by("-id")[:limit]
+    return list(first), rows.count()
+
+
+def replaced_by(decisions: list[Decision]) -> dict[int, int]:
+    """{decision id: the id of the decision it superseded} for the decisions given."""
+    found = Decision.objects.filter(superseded_by__in=[d.id for d in decisions])
+    return dict(found.values_list("superseded_by_id", "id"))
+
+
+def note_page(project: Project, superseded: bool, limit: int) -> tuple[list[MemoryNote], int]:
+    """The newest `limit` current (or superseded) notes of the page, and how many there are."""
+    rows = _notes_of(project).filter(superseded_at__isnull=not superseded)
+    # The ids first: SQLite sorts the two indexes' union by id, and sorting ids alone is
+    # a fraction of sorting whole notes (0.6 against 9 ms at 4,000 of them).
+    ids = list(rows.order_by("-id").values_list("id", flat=True)[:limit])
+    first = MemoryNote.objects.filter(id__in=ids).select_related("project").order_by("-id")
+    return list(first), rows.count()

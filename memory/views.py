@@ -1,7 +1,8 @@
 """Docs & rules (§8): the project memory on the board, thin over memory/page.py.
 
 GET `docs` renders the page: documents, decisions, notes (one live section, `docs_lists`,
-refetched on document.updated, decision.added and memory.*: the refresh table's `docs`),
+refetched on document.updated, decision.added and memory.*: the refresh table's `docs`;
+each list shows its first rows, `docs_list` one list with more, memory/page_lists.py),
 blocks with the owner's edit forms and a "New block" form, the effective rules and the
 search box (`?q=`, and `?superseded=1` from its "Include superseded" checkbox); blocks and
 search results are not live, so they stay as the owner left them. GET `doc` renders one
@@ -24,9 +25,10 @@ from django.views.decorators.http import require_POST, require_safe
 from core import actor, flash, tokens
 from core.errors import DomainError, InvalidField, NotFound
 from core.no_secrets import kept_typed
-from core.responses import fragment, refused
+from core.responses import fragment, plain, refused
 from core.security import current_token, owner_only
 from memory import page, services
+from memory.page_lists import LISTS, ListsState, one_list
 from tasks.selectors import get_project
 
 BEARER_REFUSAL = (
@@ -59,6 +61,7 @@ def _page(
             request.GET.get("q", ""),
             draft,
             superseded=request.GET.get("superseded") in ("1", "on"),
+            state=ListsState.from_query(request.GET),
         ),
         "flash": flash.take(request),
         "refusal": draft.error.splitlines() if draft is not None else [],
@@ -79,8 +82,27 @@ def docs_part(request: HttpRequest, slug: str, part: str) -> HttpResponse:
         project = get_project(slug)
     except NotFound as exc:
         return refused(exc)
-    context = {**page.section(part, project), "csrf_token": tokens.csrf_token(current_token())}
+    state = ListsState.from_query(request.GET)
+    context = {
+        **page.section(part, project, state),
+        "csrf_token": tokens.csrf_token(current_token()),
+    }
     return fragment(PARTIALS[part], context)
+
+
+@require_safe
+def docs_list(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """One list's "Show N more": the list again with more rows, through the same partial,
+    and the lists' state out of band, so the live refresh keeps what the reader opened."""
+    try:
+        project = get_project(slug)
+    except NotFound as exc:
+        return refused(exc)
+    if name not in LISTS:
+        return plain(f"Unknown list “{name}”: one of {', '.join(LISTS)}.", 404)
+    state = ListsState.from_query(request.GET)
+    context = {"list": one_list(project, name, state), "lists_state": state, "oob": True}
+    return fragment("memory/partials/docs_list_response.html", context)
 
 
 def _number(value: str | None) -> int | None:

@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import os
+import threading
 from typing import Any
 
 import django
@@ -28,10 +29,8 @@ from django.conf import settings  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
 
 from core import heap, live, security  # noqa: E402
-from core.mcp import transport_security  # noqa: E402
 from core.responses import PLAIN_TEXT  # noqa: E402
 from relaybay_site.http_limits import body_limit  # noqa: E402
-from relaybay_site.mcp_server import build_server  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
 from sessions.hooks import sweep as signal_sweep  # noqa: E402
 from sessions.hooks import wake  # noqa: E402
@@ -103,18 +102,8 @@ async def _sweep_forever() -> None:
 class RelaybayApp:
     def __init__(self) -> None:
         self.django = ProtocolTypeRouter({"http": get_asgi_application()})
-        self.mcp_server = build_server()
-        cfg = settings.RELAYBAY
-        self.mcp_app = self.mcp_server.streamable_http_app(
-            streamable_http_path="/mcp",
-            stateless_http=True,
-            json_response=True,
-            transport_security=transport_security(sorted(security.allowed_host_names()), cfg.port),
-            # The SDK refuses bodies over 4 MiB with a bare 413, which cut attach_file's
-            # content_base64 at about 3 MB whatever attachments_max_mb said: take what the
-            # HTTP parser admits for /mcp, so the tool's own file limit answers instead.
-            max_request_body_size=body_limit("/mcp", cfg.attachments_max_mb).max_bytes,
-        )
+        self._mcp: tuple[Any, Any] | None = None  # the MCP server and its ASGI app
+        self._mcp_built = threading.Lock()
         self._lock: asyncio.Lock | None = None
         self._stop: asyncio.Event | None = None
         self._manager: asyncio.Task[None] | None = None
@@ -154,8 +143,9 @@ class RelaybayApp:
             await _Healthz.answer(send, scope["method"])
             return
         if path == "/mcp":
+            _, mcp_app = self._mcp or await asyncio.to_thread(self.mcp)
             await self._ensure_manager()
-            await self.mcp_app(scope, receive, send)
+            await mcp_app(scope, receive, send)
             return
         if path == wake.WAIT_PATH:  # held up to 25 min: raw ASGI, no thread (hooks/wake.py)
             await wake.app(scope, receive, send)
@@ -166,7 +156,45 @@ class RelaybayApp:
             return
         await self.django(scope, receive, send)
 
-    # --- the MCP session manager ---------------------------------------------------------
+    # --- the MCP server, built once, and its session manager ------------------------------
+
+    def mcp(self) -> tuple[Any, Any]:
+        """The MCP server and its ASGI app, built on first use. Importing the SDK and building
+        every tool's schema is ~0.6 s of CPU, a third of a start: `serve` builds it in a
+        thread once it listens (warm_up), so /healthz and the board never wait for it and
+        the first /mcp request rarely does (issue 33)."""
+        with self._mcp_built:
+            if self._mcp is None:
+                from core.mcp import transport_security
+                from relaybay_site.mcp_server import build_server
+
+                cfg = settings.RELAYBAY
+                server = build_server()
+                app = server.streamable_http_app(
+                    streamable_http_path="/mcp",
+                    stateless_http=True,
+                    json_response=True,
+                    transport_security=transport_security(
+                        sorted(security.allowed_host_names()), cfg.port
+                    ),
+                    # The SDK refuses bodies over 4 MiB with a bare 413, which cut
+                    # attach_file's content_base64 at about 3 MB whatever attachments_max_mb
+                    # said: take what the HTTP parser admits for /mcp, so the tool's own file
+                    # limit answers instead.
+                    max_request_body_size=body_limit("/mcp", cfg.attachments_max_mb).max_bytes,
+                )
+                self._mcp = (server, app)
+            return self._mcp
+
+    def warm_up(self) -> None:
+        """Build the MCP server now (a thread `serve` starts once it listens), then keep what
+        it made out of the collector's full passes, as start's own objects are (core/heap)."""
+        self.mcp()
+        heap.settle()
+
+    @property
+    def mcp_server(self) -> Any:
+        return self.mcp()[0]
 
     async def _ensure_manager(self) -> None:
         if self._manager is not None and not self._manager.done():
@@ -183,7 +211,8 @@ class RelaybayApp:
 
     async def _run_manager(self, started: asyncio.Event) -> None:
         assert self._stop is not None
-        async with self.mcp_server.session_manager.run():
+        server, _ = self._mcp or await asyncio.to_thread(self.mcp)
+        async with server.session_manager.run():
             started.set()
             await self._stop.wait()
 

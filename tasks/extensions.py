@@ -253,17 +253,26 @@ class InboxGroup:
     title: str
     rows: tuple[InboxRow, ...]
     link: str = ""  # e.g. the Integrations page for unlinked hook sessions
+    # How many rows the group has in all when `rows` holds only its first ones (a group
+    # registered with `limited` answers at most the rows asked for, issue 33); None: all
+    # of them are in `rows`.
+    total: int | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.rows) if self.total is None else self.total
 
 
 CardExtras = Callable[[list["Task"]], dict[int, CardExtra]]
 PanelsFn = Callable[["Task"], list[TaskPanel]]
-InboxFn = Callable[[], InboxGroup | None]
+InboxFn = Callable[..., InboxGroup | None]  # () or, registered `limited`, (limit)
 InboxCount = Callable[[], int]
 
 _card_extras: list[CardExtras] = []
 _panels: list[tuple[int, PanelsFn]] = []
 _inbox_groups: list[tuple[int, InboxFn]] = []
 _inbox_counts: dict[InboxFn, InboxCount] = {}
+_inbox_limited: dict[InboxFn, str] = {}  # a group that takes the rows wanted → its id
 
 
 def register_card_extras(fn: CardExtras) -> None:
@@ -293,23 +302,51 @@ def task_panels(task: Task) -> list[TaskPanel]:
     return [panel for _, fn in _panels for panel in fn(task)]
 
 
-def register_inbox_group(order: int, fn: InboxFn, count: InboxCount | None = None) -> None:
+def register_inbox_group(
+    order: int, fn: InboxFn, count: InboxCount | None = None, *, limited: str = ""
+) -> None:
     """One more Inbox group (Review queue, Unlinked hook sessions, Agent replies …).
 
     `count`, when given, answers len(fn().rows) without building the rows: the sidebar
-    badge on every page asks for the total only. Idempotent, so a second ready() (tests)
-    never shows a group twice.
+    badge on every page asks for the total only. `limited`, the group's id, says that
+    fn(limit) builds at most `limit` rows (None: all) and the group's `total`: a group that
+    can grow with the tasks, whose page shows its first rows only (issue 33); the others
+    are built whole and cut by the page. Idempotent, so a second ready() (tests) never
+    shows a group twice.
     """
     if count is not None:
         _inbox_counts[fn] = count
+    if limited:
+        _inbox_limited[fn] = limited
     if _holds(_inbox_groups, fn):
         return
     _inbox_groups.append((order, fn))
     _inbox_groups.sort(key=lambda item: item[0])
 
 
-def inbox_groups() -> list[InboxGroup]:
-    return [group for _, fn in _inbox_groups if (group := fn()) is not None]
+def _built(fn: InboxFn, limit: Callable[[str], int | None] | None) -> InboxGroup | None:
+    group_id = _inbox_limited.get(fn)
+    if group_id is None:
+        return fn()
+    return fn(limit(group_id) if limit is not None else None)
+
+
+def inbox_groups(limit: Callable[[str], int | None] | None = None) -> list[InboxGroup]:
+    """Every group with rows or not, in order; `limit(group id)` is how many rows a limited
+    group builds (None: all)."""
+    return [group for _, fn in _inbox_groups if (group := _built(fn, limit)) is not None]
+
+
+def inbox_group(group_id: str, limit: int | None) -> InboxGroup | None:
+    """One group by its id: a limited one alone, built with `limit` rows; another by
+    building the groups that are not limited until it is found."""
+    for _, fn in _inbox_groups:
+        if _inbox_limited.get(fn) == group_id:
+            return fn(limit)
+    for _, fn in _inbox_groups:
+        if fn not in _inbox_limited and (group := fn()) is not None and group.id == group_id:
+            return group
+    return None
 
 
 def inbox_total() -> int:
@@ -319,8 +356,8 @@ def inbox_total() -> int:
         count = _inbox_counts.get(fn)
         if count is not None:
             total += count()
-        elif (group := fn()) is not None:
-            total += len(group.rows)
+        elif (group := _built(fn, None)) is not None:
+            total += group.count
     return total
 
 

@@ -69,6 +69,9 @@ class Task(models.Model):
         indexes = [
             models.Index(fields=["project", "stage"], name="task_project_stage"),
             models.Index(fields=["project", "closed_at"], name="task_project_closed"),
+            # The tasks the board still shows, across projects (open, or done in the
+            # window): the Inbox reads them on every refresh (issue 33).
+            models.Index(fields=["stage", "closed_at"], name="task_stage_closed"),
         ]
 
     def __str__(self) -> str:
@@ -164,6 +167,10 @@ class Event(models.Model):
             # A task's newest event of one kind in one seek: the Inbox's rule warnings read
             # the last move of every shown task on every page (issue 18).
             models.Index(fields=["task", "kind", "id"], name="event_task_kind_id"),
+            # A project's newest events of one kind in one seek, however rare the kind:
+            # Activity's "Actions on live" block and its ?project&kind filter read it, and
+            # without it a project with no live.action walked its whole log (issue 33).
+            models.Index(fields=["project", "kind", "id"], name="event_project_kind_id"),
         ]
 
 

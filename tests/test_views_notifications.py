@@ -55,12 +55,13 @@ def test_settings_is_the_current_sidebar_item_with_a_breadcrumb(client):
     html = client.get("/settings/notifications").content.decode()
     assert re.search(r'<a href="/settings" aria-current="page">', html)
     assert '<a href="/settings">Settings</a><span aria-current="page">Notifications</span>' in html
-    # The tab bar: Integrations first, Notifications current, then Policy.
+    # The tab bar: Integrations first, Notifications current, then Policy and Storage.
     tabs = re.search(r'<nav class="settings-tabs" aria-label="Settings">(.*?)</nav>', html, re.S)[1]
     assert re.findall(r'<a href="([^"]+)"', tabs) == [
         "/settings/integrations",
         "/settings/notifications",
         "/settings/policy",
+        "/settings/storage",
     ]
     assert '<a href="/settings/notifications" aria-current="page">Notifications</a>' in tabs
 

@@ -10,7 +10,14 @@ and the pages' own reads, imported by module: activity, board, comments, inbox,
 live_actions, task_page.
 """
 
-from tasks.selectors.events import EVENTS_MAX, EventLine, event_line, events_since
+from tasks.selectors.events import (
+    EVENTS_MAX,
+    EventLine,
+    LogSize,
+    event_line,
+    events_since,
+    log_size,
+)
 from tasks.selectors.projects import (
     DECISION_LIST_MAX,
     NavProject,
@@ -45,6 +52,7 @@ __all__ = [
     "RECENT_REPORTS",
     "SNAPSHOT_DECISIONS",
     "EventLine",
+    "LogSize",
     "NavProject",
     "ProjectOverview",
     "ProjectSummary",
@@ -59,6 +67,7 @@ __all__ = [
     "get_task",
     "is_next_step_stale",
     "linked_tasks",
+    "log_size",
     "nav_projects",
     "project_list",
     "project_rules",

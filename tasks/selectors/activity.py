@@ -1,6 +1,7 @@
 """The Activity feed (§2 Activity): the event log newest first, in pages, with filters.
 
-Every read here is a fixed number of queries whatever the page holds (select_related), and
+Every read here is a fixed number of queries whatever the page holds (the log's rows, then
+their projects and tasks by id), and
 each row's text is tasks.events.describe — the same line events_since shows.
 """
 
@@ -17,6 +18,7 @@ from core.display import ago, utc_text
 from core.errors import InvalidField
 from tasks.events import KINDS, describe
 from tasks.models import Event, Project
+from tasks.selectors.events import log_rows
 
 PAGE_SIZE = 50
 LIVE_MAX = 200  # new rows one live refetch prepends at most (the next one brings the rest)
@@ -132,7 +134,10 @@ def _row(event: Event, now: datetime) -> ActivityRow:
 
 
 def _filtered(filters: ActivityFilters):  # -> QuerySet[Event]
-    rows = Event.objects.select_related("project", "task")
+    """The filters as one query on the log alone: project and kind each meet an index
+    ((project, id), (kind, id), both (project, kind, id)); the rows' projects and tasks
+    come after it (events.log_rows), so the plan never depends on a join."""
+    rows = log_rows()
     if filters.project is not None:
         rows = rows.filter(project=filters.project)
     if filters.kind:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -189,17 +190,17 @@ def _view(c: Comment, now: datetime) -> CommentView:
 def thread(task: Task) -> Thread:
     """The task's thread for the board: the newest THREAD_SHOWN comments, oldest first."""
     now = timezone.now()
-    rows = list(Comment.objects.filter(task=task).order_by("-id")[: THREAD_SHOWN + 1])
-    hidden = 0
-    if len(rows) > THREAD_SHOWN:
-        rows = rows[:THREAD_SHOWN]
-        hidden = Comment.objects.filter(task=task).count() - THREAD_SHOWN
-    unread = Comment.objects.filter(task=task, author_kind=COMMENT_AGENT, read_at__isnull=True)
+    rows = list(Comment.objects.filter(task=task).order_by("-id")[:THREAD_SHOWN])
+    # The thread's length and its unread replies in one query, however long it is.
+    unread = Q(author_kind=COMMENT_AGENT, read_at__isnull=True)
+    counts = Comment.objects.filter(task=task).aggregate(
+        total=Count("id"), unread=Count("id", filter=unread)
+    )
     return Thread(
         task=task,
         comments=[_view(c, now) for c in reversed(rows)],
-        hidden=hidden,
-        unread_replies=unread.count(),
+        hidden=max(counts["total"] - THREAD_SHOWN, 0),
+        unread_replies=counts["unread"],
         recipient=recipient_of(task),
     )
 
@@ -228,7 +229,7 @@ def comment_list(
     """The comments of one task, of a project's tasks, or (neither) of every project.
 
     unread_only keeps the owner comments no agent acknowledged yet. At most LIST_MAX
-    comments, the newest; three queries whatever the size.
+    comments, the newest, and how many were left out; four queries whatever the size.
     """
     rows = Comment.objects.select_related("task", "task__project")
     if task is not None:
@@ -239,11 +240,8 @@ def comment_list(
         scope = "all projects"
     if unread_only:
         rows = rows.filter(author_kind=COMMENT_OWNER, read_at__isnull=True)
-    newest = list(rows.order_by("-id")[: LIST_MAX + 1])
-    left_out = 0
-    if len(newest) > LIST_MAX:
-        newest = newest[:LIST_MAX]
-        left_out = rows.count() - LIST_MAX
+    newest = list(rows.order_by("-id")[:LIST_MAX])
+    left_out = max(rows.count() - LIST_MAX, 0)  # always counted: a fixed cost (issue 33)
     by_task: dict[int, list[Comment]] = {}
     for c in reversed(newest):
         by_task.setdefault(c.task_id, []).append(c)

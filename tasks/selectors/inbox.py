@@ -12,11 +12,13 @@ Every group costs a fixed number of queries whatever its length; archived done t
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import connection
@@ -31,9 +33,10 @@ from django.db.models import (
     Subquery,
     Value,
 )
+from django.urls import reverse
 from django.utils import timezone
 
-from core.display import ago, stage_label
+from core.display import STAGES, ago, stage_label
 from tasks import extensions
 from tasks.events import EventKind
 from tasks.extensions import InboxGroup, InboxRow
@@ -44,6 +47,7 @@ ORDER_WAITING_ON_YOU = 20
 ORDER_RULE_WARNINGS = 30
 ORDER_NOT_LOGGED = 40
 DETAIL_MAX = 160
+OPEN_STAGES = tuple(s for s in STAGES if s != "done")
 
 
 def _cut(text: str, limit: int = DETAIL_MAX) -> str:
@@ -56,7 +60,11 @@ def not_archived(prefix: str = "") -> Q:
     require_tracker_log) done without the tracker mark (§2 Done column and archive)."""
     cfg = settings.RELAYBAY
     cutoff = timezone.now() - timedelta(days=cfg.done_window_days)
-    q = ~Q(**{f"{prefix}stage": "done"}) | Q(**{f"{prefix}closed_at__gte": cutoff})
+    # Stages named, not "not done": SQLite then reads the shown tasks from the (stage,
+    # closed_at) index, not by scanning every task a year has left behind (issue 33).
+    q = Q(**{f"{prefix}stage__in": OPEN_STAGES}) | Q(
+        **{f"{prefix}stage": "done", f"{prefix}closed_at__gte": cutoff}
+    )
     if cfg.require_tracker_log:
         q |= Q(**{f"{prefix}tracker_logged": False})
     return q
@@ -84,44 +92,41 @@ def _is_owner() -> Callable[[str], bool]:
 
 def _waiting_candidates() -> QuerySet[Task]:
     """Open tasks with someone to wait on: what both the group and its count read."""
-    return Task.objects.exclude(stage="done").exclude(waiting_on="")
+    return Task.objects.filter(stage__in=OPEN_STAGES).exclude(waiting_on="")
 
 
-def waiting_on_you() -> InboxGroup:
-    """Open tasks whose waiting_on is one of owner_names (case-insensitive, trimmed)."""
+def _owner_values() -> tuple[list[str], int]:
+    """The waiting_on values of open tasks that name the owner, and how many tasks carry
+    them: one GROUP BY, one row per distinct value, not one object per open task."""
     is_owner = _is_owner()
-    # One query, few columns of the open tasks with someone to wait on.
-    candidates = (
+    counts = _waiting_candidates().values_list("waiting_on").annotate(n=Count("id")).order_by()
+    owners = [(waiting_on, n) for waiting_on, n in counts if is_owner(waiting_on)]
+    return [waiting_on for waiting_on, _ in owners], sum(n for _, n in owners)
+
+
+def waiting_on_you(limit: int | None = None) -> InboxGroup:
+    """Open tasks whose waiting_on is one of owner_names (case-insensitive, trimmed), the
+    longest unchanged first; `limit` of them and how many there are (two queries)."""
+    values, total = _owner_values()
+    tasks = (
         _waiting_candidates()
+        .filter(waiting_on__in=values)
         .select_related("project")
-        .only(
-            "key",
-            "title",
-            "stage",
-            "next_step",
-            "waiting_on",
-            "updated_at",
-            "project__slug",
-            "project__name",
-        )
+        .only("key", "title", "stage", "next_step", "project__slug", "project__name")
         .order_by("updated_at", "id")
     )
-    tasks = [t for t in candidates if is_owner(t.waiting_on)]
     rows = []
-    for task in tasks:
+    for task in (tasks if limit is None else tasks[:limit]) if values else ():
         detail = f"In {stage_label(task.stage)}"
         if task.next_step:
             detail += f" · next: {task.next_step}"
         rows.append(task_row(task, detail))
-    return InboxGroup(id="waiting-on-you", title="Waiting on you", rows=tuple(rows))
+    return InboxGroup(id="waiting-on-you", title="Waiting on you", rows=tuple(rows), total=total)
 
 
 def waiting_on_you_count() -> int:
-    """len(waiting_on_you().rows) from one GROUP BY: one row per distinct waiting_on, not
-    one object per open task (the badge on every page, issue 18)."""
-    is_owner = _is_owner()
-    counts = _waiting_candidates().values_list("waiting_on").annotate(n=Count("id")).order_by()
-    return sum(n for waiting_on, n in counts if is_owner(waiting_on))
+    """len(waiting_on_you().rows) from one GROUP BY (the badge on every page, issue 18)."""
+    return _owner_values()[1]
 
 
 def _last_moves_with_warnings() -> QuerySet[Event]:
@@ -140,51 +145,69 @@ def _warnings(payload: dict[str, Any]) -> list[str]:
     return [str(w) for w in payload.get("warnings") or []]
 
 
-def rule_warnings() -> InboxGroup:
-    """Tasks whose last stage move missed a working rule, until the task moves again.
-
-    One query: for each task the board still shows, its newest task.stage_changed event
-    (the (task, id) index, read backwards), kept when that event carries warnings. Per
-    shown task rather than a GROUP BY over every move ever made: archived tasks pile up,
-    the shown ones do not.
-    """
-    events = _last_moves_with_warnings().select_related("task", "task__project").order_by("id")
-    rows = []
-    for event in events:
-        warnings = _warnings(event.payload)
-        if not warnings:
-            continue
-        move = f"{event.payload.get('from')} → {event.payload.get('to')}"
-        more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
-        rows.append(task_row(event.task, f"{move}: {warnings[0]}{more}"))
-    return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows))
-
-
-def rule_warnings_count() -> int:
-    """len(rule_warnings().rows) as one COUNT: the one write path stores "warnings" only as
-    a non-empty list (tasks/services/_taskwrite.py), which is what a row needs."""
+def _with_warnings() -> QuerySet[Event]:
+    """The shown tasks' last moves that carry warnings: the one write path stores
+    "warnings" only as a non-empty list (tasks/services/_taskwrite.py), which is what a row
+    needs, so the array's length says it in SQL and a LIMIT cuts exactly."""
     length = Func(
         F("payload"), Value("$.warnings"), function="JSON_ARRAY_LENGTH", output_field=IntegerField()
     )
-    return _last_moves_with_warnings().annotate(n=length).filter(n__gt=0).count()
+    return _last_moves_with_warnings().annotate(n=length).filter(n__gt=0)
+
+
+def _cut_to(rows: QuerySet[Any], limit: int | None) -> tuple[list[Any], int | None]:
+    """The first `limit` rows and the whole count: two queries however many there are."""
+    if limit is None:
+        return list(rows), None
+    return list(rows[:limit]), rows.order_by().count()
+
+
+def rule_warnings(limit: int | None = None) -> InboxGroup:
+    """Tasks whose last stage move missed a working rule, until the task moves again.
+
+    For each task the board still shows, its newest task.stage_changed event (the
+    (task, kind, id) index, read backwards), kept when that event carries warnings. Per
+    shown task rather than a GROUP BY over every move ever made: archived tasks pile up,
+    the shown ones do not. `limit` of them, oldest warning first, and how many in all: the
+    ids first (what the count needs), then the rows shown — two queries, never a COUNT
+    that seeks every shown task's last move a second time.
+    """
+    ids = list(_with_warnings().order_by("id").values_list("id", flat=True))
+    shown = ids if limit is None else ids[:limit]
+    first = Event.objects.filter(id__in=shown).select_related("task", "task__project")
+    rows = []
+    for event in first.order_by("id"):
+        warnings = _warnings(event.payload)
+        move = f"{event.payload.get('from')} → {event.payload.get('to')}"
+        more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
+        rows.append(task_row(event.task, f"{move}: {warnings[0]}{more}"))
+    return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows), total=len(ids))
+
+
+def rule_warnings_count() -> int:
+    """len(rule_warnings().rows) as one COUNT."""
+    return _with_warnings().count()
 
 
 def _not_logged_tasks() -> QuerySet[Task]:
     return Task.objects.filter(stage="done", tracker_logged=False)
 
 
-def not_logged() -> InboxGroup | None:
+def not_logged(limit: int | None = None) -> InboxGroup | None:
     """Done tasks without the tracker's work-log mark; only with require_tracker_log."""
     if not settings.RELAYBAY.require_tracker_log:
         return None
     tasks = _not_logged_tasks().select_related("project").order_by("closed_at", "id")
+    first, total = _cut_to(tasks, limit)
     now = timezone.now()
     rows = []
-    for task in tasks:
+    for task in first:
         issue = " ".join(p for p in (task.tracker_name, task.tracker_ref) if p) or "no issue key"
         closed = f" · closed {ago(task.closed_at, now)}" if task.closed_at else ""
         rows.append(task_row(task, issue + closed))
-    return InboxGroup(id="not-logged", title="Not logged in the tracker", rows=tuple(rows))
+    return InboxGroup(
+        id="not-logged", title="Not logged in the tracker", rows=tuple(rows), total=total
+    )
 
 
 def not_logged_count() -> int:
@@ -194,36 +217,123 @@ def not_logged_count() -> int:
 
 
 _OWN_GROUPS = (
-    (ORDER_WAITING_ON_YOU, waiting_on_you, waiting_on_you_count),
-    (ORDER_RULE_WARNINGS, rule_warnings, rule_warnings_count),
-    (ORDER_NOT_LOGGED, not_logged, not_logged_count),
+    (ORDER_WAITING_ON_YOU, waiting_on_you, waiting_on_you_count, "waiting-on-you"),
+    (ORDER_RULE_WARNINGS, rule_warnings, rule_warnings_count, "rule-warnings"),
+    (ORDER_NOT_LOGGED, not_logged, not_logged_count, "not-logged"),
 )
 
 
 @extensions.plug_in_once
 def register() -> None:
-    """Register the tasks app's own groups (called from TasksConfig.ready())."""
-    for order, fn, count in _OWN_GROUPS:
-        extensions.register_inbox_group(order, fn, count)
+    """Register the tasks app's own groups (called from TasksConfig.ready()); each builds
+    only the rows the page shows (issue 33)."""
+    for order, fn, count, group_id in _OWN_GROUPS:
+        extensions.register_inbox_group(order, fn, count, limited=group_id)
 
 
 # --- the page and the badge ------------------------------------------------------------------
 
 
+GROUP_LIMIT = 20  # rows a group shows before "Show N more" (like a column's cards)
+SHOWN_MAX = 10_000  # a `shown_<group>` above this is read as this
+_GROUP_ID = re.compile(r"[a-z0-9-]{1,60}")
+
+
+@dataclass(frozen=True)
+class InboxState:
+    """The groups the reader opened further: `shown_<group id>=N` in the page's address,
+    kept by the list's live refresh (its hx-include) like the board's `shown_<stage>`."""
+
+    shown: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def from_query(cls, query: Any) -> InboxState:
+        shown = []
+        for name in sorted(query.keys()):
+            group_id = name.removeprefix("shown_")
+            if group_id == name or not _GROUP_ID.fullmatch(group_id):
+                continue
+            value = (query.get(name) or "").strip()
+            if value.isdigit() and int(value) > GROUP_LIMIT:
+                shown.append((group_id, min(int(value), SHOWN_MAX)))
+        return cls(tuple(shown))
+
+    def limit(self, group_id: str) -> int:
+        return dict(self.shown).get(group_id, GROUP_LIMIT)
+
+    @property
+    def inputs(self) -> list[tuple[str, str]]:
+        """The hidden inputs of #inbox-state: what the list's live refresh sends."""
+        return self.params()
+
+    def params(self, **raised: int) -> list[tuple[str, str]]:
+        """The query of this state with the groups in `raised` opened further."""
+        merged = {**dict(self.shown), **raised}
+        return [(f"shown_{g}", str(n)) for g, n in sorted(merged.items()) if n > GROUP_LIMIT]
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """A group as the page shows it: its first rows, its whole count and, when it has more,
+    where "Show N more" leads (the page, and the group alone through the same partial)."""
+
+    id: str
+    title: str
+    rows: tuple[InboxRow, ...]
+    link: str
+    count: int
+    more: int  # rows not shown yet
+    next_batch: int  # what "Show N more" adds
+    more_href: str  # the whole page with this group opened further (no script)
+    more_hx: str  # this group alone, opened further
+
+
+def group_view(group: InboxGroup, state: InboxState) -> GroupView:
+    limit = state.limit(group.id)
+    rows = group.rows[:limit]
+    more = max(group.count - len(rows), 0)
+    query = urlencode(state.params(**{group.id: limit + GROUP_LIMIT}))
+    return GroupView(
+        id=group.id,
+        title=group.title,
+        rows=rows,
+        link=group.link,
+        count=group.count,
+        more=more,
+        next_batch=min(more, GROUP_LIMIT),
+        more_href=f"{reverse('inbox')}?{query}#inbox-{group.id}" if more else "",
+        more_hx=f"{reverse('inbox_group', args=[group.id])}?{query}" if more else "",
+    )
+
+
 @dataclass(frozen=True)
 class Inbox:
-    groups: list[InboxGroup]  # the groups that have rows, in order
+    groups: list[GroupView]  # the groups that have rows, in order, each cut to its limit
     total: int  # rows of every group: the sidebar badge
+    state: InboxState = InboxState()
 
 
-def inbox() -> Inbox:
+def inbox(state: InboxState | None = None) -> Inbox:
+    """Every group with rows, each built only as far as the page shows it (issue 33)."""
     global _badge
     register()
+    state = state or InboxState()
     stamp = _stamp()
-    groups = [g for g in extensions.inbox_groups() if g.rows]
-    found = Inbox(groups=groups, total=sum(len(g.rows) for g in groups))
+    groups = [g for g in extensions.inbox_groups(state.limit) if g.count]
+    found = Inbox(
+        groups=[group_view(g, state) for g in groups],
+        total=sum(g.count for g in groups),
+        state=state,
+    )
     _badge = (*stamp, found.total)  # the badge of the pages after it need not count again
     return found
+
+
+def inbox_one(group_id: str, state: InboxState) -> GroupView | None:
+    """One group for its "Show N more" (None: it has no rows now)."""
+    register()
+    group = extensions.inbox_group(group_id, state.limit(group_id))
+    return group_view(group, state) if group is not None and group.count else None
 
 
 # The badge is in every page's frame, and counting its groups costs about ten queries — a

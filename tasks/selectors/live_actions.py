@@ -4,7 +4,8 @@ The guard writes one live.action event per guarded call on a live stand
 (environments.services.live_action_record); here those rows are read back for the
 "Actions on live" block above the Activity feed and for the task dialog's panel of the
 same name (which the environments app registers). They are plain Event rows, so tasks
-reads them without importing environments (docs/architecture.md §2). One query each.
+reads them without importing environments (docs/architecture.md §2). Three queries each:
+the rows through the (project, kind, id) or (task, kind, id) index, their projects and tasks.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from core.display import ago, utc_text
 from tasks.events import EventKind
 from tasks.models import Event, Project, Task
 from tasks.selectors.activity import task_href
+from tasks.selectors.events import log_rows
 
 KIND = str(EventKind.LIVE_ACTION)
 ACTIVITY_SHOWN = 20  # the block above the Activity feed (§7 Journal)
@@ -101,8 +103,8 @@ class ActivityLiveActions:
 
 
 def activity_live_actions(project: Project | None) -> ActivityLiveActions:
-    """The newest actions on live, of one project or all; one query."""
-    events = Event.objects.filter(kind=KIND).select_related("project", "task")
+    """The newest actions on live, of one project or all."""
+    events = log_rows().filter(kind=KIND)
     if project is not None:
         events = events.filter(project=project)
     query = "?" + urlencode({"project": project.slug}) if project else ""
@@ -124,11 +126,7 @@ class TaskLiveActions:
 
 def task_live_actions(task: Task) -> TaskLiveActions:
     """The task's actions on live in one query (the task's event index)."""
-    events = list(
-        Event.objects.filter(task=task, kind=KIND)
-        .select_related("project", "task")
-        .order_by("-id")[: TASK_SHOWN + 1]
-    )
+    events = list(log_rows().filter(task=task, kind=KIND).order_by("-id")[: TASK_SHOWN + 1])
     return TaskLiveActions(
         rows=_rows(events[:TASK_SHOWN]),
         more=len(events) > TASK_SHOWN,

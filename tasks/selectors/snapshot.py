@@ -14,7 +14,7 @@ from tasks import extensions
 from tasks.models import STAGES, Decision, Project, Task
 from tasks.rules import EffectiveRules, summary_line
 from tasks.selectors.projects import get_project, project_rules
-from tasks.selectors.tasks import TaskLine, task_lines
+from tasks.selectors.tasks import LINE_DEFERRED, TaskLine, task_lines, with_project
 
 SNAPSHOT_DECISIONS = 20
 
@@ -43,11 +43,14 @@ def snapshot_data(slug: str) -> Snapshot:
     project = get_project(slug)
     rules = project_rules(project)
     cutoff = _done_cutoff()
-    tasks = list(
-        Task.objects.select_related("project")
-        .filter(project=project)
-        .filter(~Q(stage="done") | Q(closed_at__gte=cutoff))
-        .order_by("number")
+    tasks = with_project(
+        list(
+            Task.objects.defer(*LINE_DEFERRED)
+            .filter(project=project)
+            .filter(~Q(stage="done") | Q(closed_at__gte=cutoff))
+            .order_by("number")
+        ),
+        project,
     )
     counts = dict.fromkeys(STAGES, 0)
     for row in Task.objects.filter(project=project).values("stage").annotate(n=Count("id")):

@@ -113,6 +113,29 @@ class TaskLine:
     suffixes: tuple[str, ...] = ()  # from the extensions (" · session x")
 
 
+# What no task line (nor its extensions' suffixes) reads: left in the database, so a list of
+# a busy project's tasks builds narrower rows (issue 33: task_list, project_snapshot).
+LINE_DEFERRED = (
+    "description",
+    "progress",
+    "stage_note",
+    "document_path",
+    "branch",
+    "tracker_url",
+    "plan_accepted_at",
+    "plan_accepted_by",
+    "created_at",
+    "updated_at",
+)
+
+
+def with_project(tasks: list[Task], project: Project) -> list[Task]:
+    """Tasks of one project with that project in hand: no join rebuilds it per row."""
+    for task in tasks:
+        task.project = project
+    return tasks
+
+
 def task_lines(tasks: list[Task]) -> list[TaskLine]:
     """Each task as a line, with the extensions' suffixes read once for the whole list."""
     suffixes = extensions.task_line_suffixes(tasks) if tasks else {}
@@ -166,7 +189,7 @@ def task_list_data(
     stage = (stage or "").strip().lower() or None
     if stage is not None and stage not in STAGES:
         raise InvalidField("stage", f"Unknown stage '{stage}'. Stages: {', '.join(STAGES)}.")
-    rows = Task.objects.select_related("project").filter(project=proj)
+    rows = Task.objects.defer(*LINE_DEFERRED).filter(project=proj)
     if stage:
         rows = rows.filter(stage=stage)
     text = (query or "").strip()
@@ -182,7 +205,7 @@ def task_list_data(
     if not include_done and stage is None:
         hidden = rows.filter(stage="done").count()
         rows = rows.exclude(stage="done")
-    tasks = list(rows.order_by("number"))
+    tasks = with_project(list(rows.order_by("number")), proj)
     return TaskListData(
         project=proj,
         tasks=task_lines(tasks),

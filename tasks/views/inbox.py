@@ -18,21 +18,39 @@ from core.responses import fragment
 from core.security import current_token
 from tasks.selectors import get_task
 from tasks.selectors.activity import task_href
-from tasks.selectors.inbox import inbox, inbox_total
+from tasks.selectors.inbox import InboxState, inbox, inbox_one, inbox_total
 
 
 @require_safe
 def inbox_page(request: HttpRequest) -> HttpResponse:
-    """`/inbox`: everything that needs the owner, grouped, with a count per group."""
-    context = {"inbox": inbox(), "flash": flash.take(request)}  # e.g. a session dismissed
+    """`/inbox`: everything that needs the owner, grouped, with a count per group; each
+    group shows its first rows (`?shown_<group>=N` more, "Show N more" without script)."""
+    found = inbox(InboxState.from_query(request.GET))
+    context = {"inbox": found, "flash": flash.take(request)}  # e.g. a session dismissed
     return flash.forget(request, render(request, "tasks/inbox.html", context))
 
 
 @require_safe
 def inbox_groups(request: HttpRequest) -> HttpResponse:
-    """`/inbox/groups`: the list the page refetches."""
-    context = {"inbox": inbox(), "csrf_token": tokens.csrf_token(current_token())}
+    """`/inbox/groups`: the list the page refetches, keeping the groups opened further."""
+    found = inbox(InboxState.from_query(request.GET))
+    context = {"inbox": found, "csrf_token": tokens.csrf_token(current_token())}
     return fragment("tasks/partials/inbox_groups.html", context)
+
+
+@require_safe
+def inbox_group(request: HttpRequest, group_id: str) -> HttpResponse:
+    """`/inbox/group/<id>`: one group's "Show N more" — the group again with more rows,
+    through the same partial, and the list's state out of band so its live refresh keeps
+    what the reader opened (tasks/views/board.py column does the same for a column)."""
+    state = InboxState.from_query(request.GET)
+    context = {
+        "group": inbox_one(group_id, state),
+        "inbox": {"state": state},
+        "oob": True,
+        "csrf_token": tokens.csrf_token(current_token()),
+    }
+    return fragment("tasks/partials/inbox_group_response.html", context)
 
 
 @require_safe
@@ -68,5 +86,6 @@ urlpatterns = [
     path("inbox", inbox_page, name="inbox"),
     path("inbox/groups", inbox_groups, name="inbox_groups"),
     path("inbox/badge", inbox_badge, name="inbox_badge"),
+    path("inbox/group/<str:group_id>", inbox_group, name="inbox_group"),
     path("t/<str:key>/title", task_title, name="task_title"),
 ]
