@@ -1,7 +1,8 @@
-"""Collision warnings end to end (issue 32): a real `relaybay serve`, two agents bound
-through the real MCP client, their PreToolUse events through the real hook endpoints of
-both CLIs — the second hears at once, the first on its next answer, the Inbox lists them,
-and the server's log holds no file contents."""
+"""Collision warnings and the resume brief end to end (issue 32): a real `relaybay serve`,
+two agents bound through the real MCP client, their PreToolUse events through the real hook
+endpoints of both CLIs — the second hears at once, the first on its next answer, the Inbox
+lists them; then the first resumes and its brief names the file its task touched. Neither
+the server's log nor any file of the data folder holds the file's contents."""
 
 from __future__ import annotations
 
@@ -93,3 +94,20 @@ def test_two_agents_changing_one_file_hear_of_each_other(fresh_server: RelaybayS
     assert "Sessions colliding" in html
     assert "with acme-shop-1 (alice): src/cart.py" in html
     assert CONTENT not in server.log()
+
+    # Alice's agent resumes (Claude Code's SessionStart "resume"): the brief of her task,
+    # with the path its session touched, and the same bytes a new binding would answer.
+    resume = payload("SessionStart.resume.print", session_id=claude_id)
+    resumed = post(server, "/hooks/claude-code", resume)
+    brief = resumed[resumed.index("relaybay resume brief: ") :]
+    assert "\n## acme-shop-1 Cart\n- Stage: plan" in brief
+    assert brief.endswith("\n- Files its sessions touched lately: src/cart.py")
+    [_, bound] = call(
+        server,
+        ("task_unbind_session", {"task": "acme-shop-1", "session": "alice"}),
+        ("task_bind_session", {"task": "acme-shop-1", "session": "alice"}),
+    )
+    assert bound == f"Bound acme-shop-1 to session alice.\n\n{brief}"
+    stored = [p for p in server.home.rglob("*") if p.is_file()]
+    assert stored
+    assert not [p.name for p in stored if CONTENT.encode() in p.read_bytes()]
