@@ -4,8 +4,6 @@ and 390 px (screenshots in tests/artifacts/browser/, looked at)."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import uuid
 from typing import Any
 
@@ -25,11 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
 
 def hook(server: RelaybayServer, body: dict[str, Any]) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {server.token}"}
-    conn.request("POST", "/hooks/claude-code", body=json.dumps(body), headers=headers)
-    assert conn.getresponse().status in (200, 204)
-    conn.close()
+    assert server.post_hook("/hooks/claude-code", body)[0] in (200, 204)
 
 
 def agent(server: RelaybayServer, name: str, title: str) -> str:

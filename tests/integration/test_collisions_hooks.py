@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-import json
 import uuid
 from typing import Any
 
@@ -26,21 +25,9 @@ CONTENT = "A-LINE-OF-CODE-NEVER-KEPT"
 
 def post(server: RelaybayServer, path: str, body: dict[str, Any]) -> str:
     """The additionalContext of the hook's answer ("" for none)."""
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    try:
-        conn.request(
-            "POST",
-            path,
-            body=json.dumps(body),
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {server.token}"},
-        )
-        reply = conn.getresponse()
-        raw = reply.read()
-    finally:
-        conn.close()
-    assert reply.status in (200, 204), raw
-    answer = json.loads(raw) if raw else {}
-    return answer.get("hookSpecificOutput", {}).get("additionalContext", "")
+    status, answer = server.post_hook(path, body)
+    assert status in (200, 204), answer
+    return (answer or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
 
 
 def call(server: RelaybayServer, *calls: tuple[str, dict[str, Any]]) -> list[str]:

@@ -6,7 +6,6 @@ task_get and project_snapshot, and a live `effort.updated` notice with no event 
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
 import time
 import uuid
@@ -58,19 +57,7 @@ def stamped_now(source: Path, target: Path) -> None:
 
 
 def post(server: RelaybayServer, path: str, body: dict[str, Any]) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    try:
-        conn.request(
-            "POST",
-            path,
-            body=json.dumps(body),
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {server.token}"},
-        )
-        reply = conn.getresponse()
-        reply.read()
-        return reply.status
-    finally:
-        conn.close()
+    return server.post_hook(path, body)[0]
 
 
 def call(server: RelaybayServer, *calls: tuple[str, dict[str, Any]]) -> list[str]:

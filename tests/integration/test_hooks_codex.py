@@ -6,7 +6,6 @@ live stand — never an "allow" or an "ask" answer to Codex."""
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
 import re
 import uuid
@@ -27,19 +26,7 @@ HOOK = "/hooks/codex"
 
 
 def post(server: RelaybayServer, body: dict[str, Any]) -> tuple[int, Any]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    try:
-        conn.request(
-            "POST",
-            HOOK,
-            body=json.dumps(body),
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {server.token}"},
-        )
-        reply = conn.getresponse()
-        raw = reply.read()
-    finally:
-        conn.close()
-    return reply.status, json.loads(raw) if raw else None
+    return server.post_hook(HOOK, body)
 
 
 def send(server: RelaybayServer, name: str, session_id: str, **changes: Any) -> Any:

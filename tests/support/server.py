@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import http.client
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
@@ -186,6 +188,19 @@ class RelaybayServer:
                 time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"relaybay serve did not answer in {timeout}s:\n{self.log()}")
+
+    def post_hook(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        """POST a hook body as the agent does (JSON, Bearer token): the status and the
+        answer's JSON (None for an empty body)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {self.token}"}
+        try:
+            conn.request("POST", path, body=json.dumps(body), headers=headers)
+            reply = conn.getresponse()
+            raw = reply.read()
+        finally:
+            conn.close()
+        return reply.status, json.loads(raw) if raw else None
 
     def healthz(self) -> dict:
         with urllib.request.urlopen(self.base_url + "/healthz", timeout=5) as r:
