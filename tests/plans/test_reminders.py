@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from core.config import Config
 from plans import reminders
 from plans import services as plan_services
 from sessions import services as session_services
@@ -52,17 +51,6 @@ def _fresh_state() -> Iterator[None]:
     yield
     reminders.state.clear()
     activity.activity_clock.clear()
-
-
-@pytest.fixture
-def every(settings: Any):
-    """Set plan_reminder_every for the test."""
-
-    def set_every(n: int) -> None:
-        cfg = settings.RELAYBAY
-        settings.RELAYBAY = Config({**cfg._values, "plan_reminder_every": n}, dict(cfg.sources))
-
-    return set_every
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -316,8 +304,8 @@ def test_session_start_resets_the_last_text():
     assert todo_create() == ""  # … and counts as the last text sent
 
 
-def test_the_reminder_repeats_every_n_post_tool_use_events(every):
-    every(3)
+def test_the_reminder_repeats_every_n_post_tool_use_events(configure):
+    configure(plan_reminder_every=3)
     (task,) = agent()
     set_plan(task)
     texts = [post_bash() for _ in range(7)]
@@ -327,8 +315,8 @@ def test_the_reminder_repeats_every_n_post_tool_use_events(every):
     assert texts[5] == texts[2]  # the current text, repeated
 
 
-def test_the_periodic_reminder_repeats_the_text_a_todo_change_just_sent(every):
-    every(2)
+def test_the_periodic_reminder_repeats_the_text_a_todo_change_just_sent(configure):
+    configure(plan_reminder_every=2)
     agent_task = agent()[0]
     set_plan(agent_task)
     sent = todo_create()  # PostToolUse 1: a todo change
@@ -344,16 +332,16 @@ def test_the_default_is_every_30_post_tool_use_events():
     assert texts[29].startswith(f"Plan of {task.key}")
 
 
-def test_zero_turns_the_periodic_reminder_off_but_not_the_todo_change(every):
-    every(0)
+def test_zero_turns_the_periodic_reminder_off_but_not_the_todo_change(configure):
+    configure(plan_reminder_every=0)
     (task,) = agent()
     set_plan(task)
     assert not any(post_bash() for _ in range(5))
     assert todo_create().startswith(f"Plan of {task.key}")
 
 
-def test_session_start_starts_the_periodic_count_again(every):
-    every(3)
+def test_session_start_starts_the_periodic_count_again(configure):
+    configure(plan_reminder_every=3)
     (task,) = agent()
     set_plan(task)
     post_bash()

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from core.config import Config
 from plans import reminders
 from plans import services as plan_services
 from sessions import brief, render_md
@@ -46,17 +45,6 @@ def _fresh_state() -> Iterator[None]:
     yield
     reminders.state.clear()
     activity.activity_clock.clear()
-
-
-@pytest.fixture
-def switch(settings: Any):
-    """Set resume_brief for the test."""
-
-    def set_switch(on: bool) -> None:
-        cfg = settings.RELAYBAY
-        settings.RELAYBAY = Config({**cfg._values, "resume_brief": on}, dict(cfg.sources))
-
-    return set_switch
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -321,15 +309,15 @@ def hook_event_start(source: str) -> ev.HookEvent:
     )
 
 
-def test_the_switch_turns_off_both_places(switch):
+def test_the_switch_turns_off_both_places(configure):
     (task,) = agent()
-    switch(False)
+    configure(resume_brief=False)
     assert brief.HEAD not in start()
     bound = session_services.task_bind_session(task=task.key, session="carol", actor=ACTOR)
     assert (
         render_md.bind_answer(bound) == f"Bound {task.key} to session carol. It was bound to alice."
     )
-    switch(True)
+    configure(resume_brief=True)
     bound = session_services.task_bind_session(task=task.key, session="alice", actor=ACTOR)
     assert brief.HEAD in render_md.bind_answer(bound)
     assert brief.HEAD in start()

@@ -27,6 +27,19 @@ def fresh_server(tmp_path: Path) -> Iterator[RelaybayServer]:
     srv.stop()
 
 
+@pytest.fixture
+def configure(settings: Any) -> Any:
+    """`configure(key=value, …)`: this test's config with those keys changed, the rest and
+    every key's source kept (as config.toml or the environment would set them)."""
+    from core.config import Config
+
+    def apply(**values: Any) -> None:
+        cfg = settings.RELAYBAY
+        settings.RELAYBAY = Config({**cfg._values, **values}, dict(cfg.sources))
+
+    return apply
+
+
 @pytest.fixture(autouse=True)
 def _forget_signal_memory() -> None:
     """The board's signals keep per-session state in process memory, keyed by session id;

@@ -15,7 +15,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core import tokens
-from core.config import Config
 from core.security import COOKIE_NAME, current_token
 from tasks import extensions, services
 from tasks.extensions import CardExtra
@@ -31,15 +30,6 @@ def web(client):
     """The test client signed in with the board cookie."""
     client.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
     return client
-
-
-@pytest.fixture
-def configure(settings):
-    def apply(**values):
-        cfg = settings.RELAYBAY
-        settings.RELAYBAY = Config({**cfg._values, **values}, dict(cfg.sources))
-
-    return apply
 
 
 @pytest.fixture
