@@ -1,6 +1,6 @@
 """The Plan tab of the task dialog and the Plan section of the task page (§2 Plan tab).
 
-Registered in plans.apps.ready() through tasks.extensions.register_task_panels; tasks never
+Registered in plans.apps.ready() through tasks.extensions.register_task_panel; tasks never
 imports this module. Every value here is ready for the template, which only loops and
 branches. A fixed number of queries whatever the plan holds: the steps, the revisions, the
 bound session and its todo.
@@ -21,7 +21,7 @@ from core.security import current_token
 from plans import selectors
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
 from sessions import selectors as session_selectors
-from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
+from tasks.extensions import Panel, plug_in_once, register_task_panel
 from tasks.models import Task
 
 PANEL_ID = "plan"
@@ -218,19 +218,7 @@ def panel_context(task: Task, error: str = "") -> dict[str, Any]:
     return {"pp": plan_panel(task, error), "csrf_token": tokens.csrf_token(current_token())}
 
 
-def task_panels(task: Task) -> list[TaskPanel]:
-    return [
-        TaskPanel(
-            id=PANEL_ID,
-            title="Plan",
-            template=PANEL_TEMPLATE,
-            context=panel_context(task),
-            tab="plan",
-        )
-    ]
-
-
 @plug_in_once
 def register() -> None:
     """Plug into the board's seams once, even if ready() runs again (plain lists)."""
-    register_task_panels(20, task_panels)
+    register_task_panel(20, Panel(PANEL_ID, "Plan", PANEL_TEMPLATE, panel_context, "plan"))

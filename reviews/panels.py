@@ -18,7 +18,7 @@ from core.display import Stamp, stamp
 from core.security import current_token
 from reviews import selectors
 from reviews.models import ACCEPTED, Attachment, ReviewStep
-from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
+from tasks.extensions import Panel, plug_in_once, register_task_panel
 from tasks.models import Task
 
 PANEL_ID = "review"
@@ -159,19 +159,8 @@ def panel_context(
     }
 
 
-def task_panels(task: Task) -> list[TaskPanel]:
-    return [
-        TaskPanel(
-            id=PANEL_ID,
-            title="Review",
-            template=PANEL_TEMPLATE,
-            context=panel_context(task),
-            tab="review",
-        )
-    ]
-
-
 @plug_in_once
 def register() -> None:
     """Plug into the board's seams once, even if ready() runs again (plain lists)."""
-    register_task_panels(30, task_panels)
+    panel = Panel(PANEL_ID, "Review", PANEL_TEMPLATE, panel_context, "review")
+    register_task_panel(30, panel)

@@ -24,10 +24,10 @@ from sessions.hooks import forgotten, stuck
 from sessions.models import AGENTS, KIND_DESKTOP, WAITING, Session, TaskBinding, agent_title
 from tasks.extensions import (
     CardExtra,
-    TaskPanel,
+    Panel,
     plug_in_once,
     register_card_extras,
-    register_task_panels,
+    register_task_panel,
 )
 from tasks.models import Project, Task
 
@@ -300,20 +300,8 @@ def panel_context(task: Task, error: str = "") -> dict[str, Any]:
     }
 
 
-def task_panels(task: Task) -> list[TaskPanel]:
-    return [
-        TaskPanel(
-            id="session",
-            title="Session",
-            template=PANEL_TEMPLATE,
-            context=panel_context(task),
-            tab="overview",
-        )
-    ]
-
-
 @plug_in_once
 def register() -> None:
     """Plug into the board's seams once, even if ready() runs again (plain lists)."""
     register_card_extras(card_extras)
-    register_task_panels(10, task_panels)
+    register_task_panel(10, Panel("session", "Session", PANEL_TEMPLATE, panel_context))

@@ -298,6 +298,27 @@ def register_task_panels(order: int, fn: PanelsFn) -> None:
     _panels.sort(key=lambda item: item[0])
 
 
+@dataclass(frozen=True)
+class Panel:
+    """A panel every task has, built from its `context(task)`: what most apps plug in."""
+
+    id: str
+    title: str
+    template: str
+    context: Callable[[Task], dict[str, Any]]
+    tab: str = "overview"
+
+    def __call__(self, task: Task) -> list[TaskPanel]:
+        return [TaskPanel(self.id, self.title, self.template, self.context(task), self.tab)]
+
+
+def register_task_panel(order: int, panel: Panel) -> None:
+    """One panel on every task's dialog and page; idempotent by the panel's id."""
+    if any(isinstance(fn, Panel) and fn.id == panel.id for _, fn in _panels):
+        return
+    register_task_panels(order, panel)
+
+
 def task_panels(task: Task) -> list[TaskPanel]:
     return [panel for _, fn in _panels for panel in fn(task)]
 

@@ -1,7 +1,7 @@
 """The task dialog's and task page's "Effort" section (issue 31): what the task's time,
 tokens and money came to, ready for templates/sessions/partials/effort_panel.html.
 
-Registered in sessions.apps.ready() through tasks.extensions.register_task_panels. The
+Registered in sessions.apps.ready() through tasks.extensions.register_task_panel. The
 section is refetched on its task's events like every panel, and also on the throttled
 `effort.updated` notice, which refetches it alone (its mark `data-live-effort`,
 static/relaybay/live_sections.js).
@@ -15,7 +15,7 @@ from typing import Any
 from core.display import STAGES, stage_label
 from sessions.effort import charts, figures, words
 from sessions.effort.figures import Cost, Effort, OwnFigure
-from tasks.extensions import TaskPanel, plug_in_once, register_task_panels
+from tasks.extensions import Panel, plug_in_once, register_task_panel
 from tasks.models import Task
 
 PANEL_ID = "effort"
@@ -164,19 +164,7 @@ def panel_context(task: Task) -> dict[str, Any]:
     return {"ef": effort_panel(task, figures.effort(task), figures.own_figures(task))}
 
 
-def task_panels(task: Task) -> list[TaskPanel]:
-    return [
-        TaskPanel(
-            id=PANEL_ID,
-            title="Effort",
-            template=PANEL_TEMPLATE,
-            context=panel_context(task),
-            tab="overview",
-        )
-    ]
-
-
 @plug_in_once
 def register() -> None:
     """Plug into the board's seams once, even if ready() runs again (plain lists)."""
-    register_task_panels(PANEL_ORDER, task_panels)
+    register_task_panel(PANEL_ORDER, Panel(PANEL_ID, "Effort", PANEL_TEMPLATE, panel_context))

@@ -302,22 +302,14 @@ def comment_urls(task: Task) -> dict[str, str]:
     }
 
 
-def comments_panels(task: Task) -> list[extensions.TaskPanel]:
-    """The Comments panel of the task dialog and page (Overview tab)."""
-    context = {"thread": thread(task), "comment_urls": comment_urls(task)}
-    return [
-        extensions.TaskPanel(
-            id="comments",
-            title="Comments",
-            template=PANEL_TEMPLATE,
-            context=context,
-            tab="overview",
-        )
-    ]
+def comments_context(task: Task) -> dict[str, object]:
+    """The Comments panel of the task dialog and page (Overview tab): the thread and its URLs."""
+    return {"thread": thread(task), "comment_urls": comment_urls(task)}
 
 
 @extensions.plug_in_once
 def register() -> None:
     """The comments panel and the Inbox group "Agent replies" (from TasksConfig.ready())."""
     extensions.register_inbox_group(ORDER_AGENT_REPLIES, agent_replies)
-    extensions.register_task_panels(ORDER_PANEL, comments_panels)
+    panel = extensions.Panel("comments", "Comments", PANEL_TEMPLATE, comments_context)
+    extensions.register_task_panel(ORDER_PANEL, panel)
