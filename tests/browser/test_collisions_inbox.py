@@ -1,6 +1,7 @@
 """The Inbox group "Sessions colliding" in headless Chromium (issue 32): two agents change
 one file through the real hook endpoint, and the open Inbox shows the pair live, at 1280
-and 390 px (screenshots in tests/artifacts/browser/, looked at)."""
+and 390 px, and the row opens the task whose Session panel says it (screenshots in
+tests/artifacts/browser/, looked at)."""
 
 from __future__ import annotations
 
@@ -72,4 +73,14 @@ def test_the_inbox_shows_two_sessions_colliding_live(
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
     shot(page, f"inbox-colliding-{name}")
+
+    # The row opens bob's task; its Session panel says who else is on the file.
+    group.locator("a", has_text="One-page checkout").first.click()
+    line = page.locator(".sp-collision")
+    expect(line).to_be_visible()
+    expect(line).to_contain_text("collide-1 (alice-cart-agent)")
+    expect(line).to_contain_text("src/shop/cart/models.py")
+    line.scroll_into_view_if_needed()
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    shot(page, f"session-panel-colliding-{name}")
     w.assert_clean()
