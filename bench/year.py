@@ -13,7 +13,7 @@ events and 50,000 memory items, and how long `relaybay serve` takes to answer /h
    bench/board_render.py does (the /healthz floor in the same run, the server's CPU time
    per request from /proc, the body's size): the board, Activity with every filter, the
    Inbox, Sessions, the busy task's page and dialog, Docs & rules and its search, Stands &
-   access, Settings → Policy and Storage.
+   access, Settings → Policy and Storage, the Effort page, its region and its CSV.
 4. Time every MCP read tool through the official client against a bare MCP SDK server's
    no-op tool under the same daphne, started in the same run (bench/mcp_calls.py's).
 5. Print the database's size, the event count and bytes per event.
@@ -130,7 +130,7 @@ def paths(f: dict[str, Any]) -> list[tuple[str, str]]:
         ("inbox", "/inbox"),
         ("inbox groups fragment", "/inbox/groups"),
         ("inbox badge", "/inbox/badge"),
-        ("inbox group after Show more", "/inbox/group/waiting-on-you?shown=100"),
+        ("inbox group after Show more", "/inbox/group/waiting-on-you?shown_waiting-on-you=100"),
         ("sessions", "/sessions"),
         ("project sessions", f"/p/{p}/sessions"),
         (f"task page ({f['busy_events']} events)", f"/t/{key}"),
@@ -143,6 +143,11 @@ def paths(f: dict[str, Any]) -> list[tuple[str, str]]:
         ("stands & access", f"/p/{p}/environments"),
         ("settings → policy", "/settings/policy"),
         ("settings → storage", "/settings/storage"),
+        ("effort", f"/p/{p}/effort"),
+        ("effort, all time by agent time", f"/p/{p}/effort?range=all&sort=agent"),
+        ("effort, done, all time", f"/p/{p}/effort?stage=done&range=all"),
+        ("effort region (live refresh)", f"/p/{p}/effort/region"),
+        ("effort.csv, all time (a download)", f"/p/{p}/effort.csv?range=all"),
         ("projects", "/"),
     ]
 
@@ -156,7 +161,9 @@ def time_pages(server: RelaybayServer, f: dict[str, Any], count: int) -> list[tu
             rows.append((label, "—", "—", "—", "—", str(exc).rsplit(":", 1)[-1].strip()))
             continue
         p95 = percentile(samples, 95) * 1000
-        over = p95 > TARGET_MS or size / 1024 > BOUND_KIB
+        # A download (the CSV) is every row by design: its size is not a page's bound.
+        bounded = "download" not in label
+        over = p95 > TARGET_MS or (bounded and size / 1024 > BOUND_KIB)
         rows.append(
             (
                 label,

@@ -33,7 +33,8 @@ SMALL, BIG = 10, 10_000
 
 
 def pages(world: World) -> dict[str, str]:
-    """Every page and fragment issue 33 names, with every Activity filter."""
+    """Every page and fragment issue 33 names, with every Activity filter, and the Effort
+    page (issue 31) with its region and CSV."""
     key, old = world.busy.key, _middle_event_id()
     status = "session.status_changed"
     return {
@@ -66,6 +67,11 @@ def pages(world: World) -> dict[str, str]:
         "stands & access": "/p/acme/environments",
         "settings → policy": "/settings/policy",
         "settings → storage": "/settings/storage",
+        "effort": "/p/acme/effort",
+        "effort, all time by agent time": "/p/acme/effort?range=all&sort=agent",
+        "effort, one stage": "/p/acme/effort?stage=dev&range=all",
+        "effort region": "/p/acme/effort/region",
+        "effort.csv": "/p/acme/effort.csv?range=all",
     }
 
 
