@@ -11,7 +11,7 @@ config.toml.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from core import tokens
 from relaybay_site.setup import checks, codex, codex_checks, detect
@@ -20,8 +20,19 @@ from relaybay_site.setup.document import SettingsError
 from relaybay_site.setup.entries import server_target, target_problem
 from relaybay_site.setup.plan import Plan
 
-if TYPE_CHECKING:
-    from relaybay_site.management.commands.setup import Command
+
+class Command(Protocol):
+    """What this module uses of `relaybay setup`'s Command: its output and its two ways out
+    (a Protocol, so that setup.py imports this module and not the other way round)."""
+
+    stdout: Any
+
+    def _write(
+        self, plan: Plan, expect: str | None, *, file: str = ..., agent: str = ...
+    ) -> None: ...
+
+    def _refuse(self, message: str) -> None: ...
+
 
 CLAUDE_ONLY = ("mode", "wake", "no_wake", "force_wake", "claude_home")
 
