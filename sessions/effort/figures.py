@@ -8,17 +8,20 @@ a changed price shows everywhere at once. A model without a price adds its token
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
-from datetime import date, datetime
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from functools import cache
+from typing import Protocol
 
 from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
 from core import prices
+from core.rows import fetch_all
 from sessions.effort.intervals import Times
 from sessions.models import ProcessCost, TaskBinding, TaskEffort, TokenUsage
 from sessions.services.effort import effort_refresh, times_of
@@ -44,7 +47,15 @@ class Tokens:
         return self.input + self.output + self.cache_write + self.cache_read
 
     def __add__(self, other: Tokens) -> Tokens:
-        return Tokens(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+        return Tokens(
+            self.responses + other.responses,
+            self.shared + other.shared,
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_write + other.cache_write,
+            self.cache_read + other.cache_read,
+            self.reasoning + other.reasoning,
+        )
 
 
 @dataclass(frozen=True)
@@ -246,23 +257,36 @@ _TIME_COLUMNS = (
 )
 
 
-def _project_times(project: Project, tasks: list[Task]) -> dict[int, Times]:
+@cache
+def _times_sql() -> str:
+    """A project's time tallies without their `state`, as SQL written once: for 2,000 rows
+    the queryset's converters (a datetime, a JSON text, a flag each) cost more than SQLite
+    reading them."""
+    effort, task = TaskEffort._meta.db_table, Task._meta.db_table
+    columns = ", ".join(f'e."{c}"' for c in _TIME_COLUMNS)
+    return (
+        f'SELECT {columns} FROM "{effort}" e JOIN "{task}" t ON t."id" = e."task_id" '  # noqa: S608 - names from the models
+        'WHERE t."project_id" = %s'
+    )
+
+
+def _project_times(project: Project, tasks: list[TaskLike]) -> dict[int, Times]:
     """The tasks' time figures as of their last event, read by project: a list of 2,000 ids
     in the SQL costs more to bind than the rows cost to read, and the tally's `state` is not
-    needed to show them."""
+    needed to show them. Times are stored in UTC (the connection gives them naive)."""
     found = {}
-    for row in TaskEffort.objects.filter(task__project=project).values_list(*_TIME_COLUMNS):
+    for row in fetch_all(_times_sql(), [project.id]):
         task_id, as_of, stage, stages, *rest = row
         agent, wall, waiting, agents_open, waiting_open, sessions, turns = rest
         found[task_id] = Times(
-            as_of=as_of,
+            as_of=aware(as_of),
             stage=stage,
-            stage_seconds={k: float(v) for k, v in (stages or {}).items()},
+            stage_seconds={k: float(v) for k, v in (json.loads(stages) if stages else {}).items()},
             agent_seconds=agent,
             wall_seconds=wall,
             waiting_seconds=waiting,
             agents_open=agents_open,
-            waiting_open=waiting_open,
+            waiting_open=bool(waiting_open),
             sessions=sessions,
             turns=turns,
         )
@@ -272,55 +296,140 @@ def _project_times(project: Project, tasks: list[Task]) -> dict[int, Times]:
     return found
 
 
+def aware(moment: datetime) -> datetime:
+    """A datetime column read with plain SQL (naive, UTC, as Django stores it) made aware."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+class TaskLike(Protocol):
+    """What the project-wide reads need of a task (a Task, or the Effort page's TaskLine)."""
+
+    id: int
+    stage: str
+    created_at: datetime
+
+
+def _pricer(table: Mapping[str, prices.Price]) -> Callable[[str], prices.Price | None]:
+    """price_of, looked up once per model: a project's rows name a handful of models, and
+    matching the `prefix*` keys again for each of thousands of rows cost the page ~13%."""
+    known: dict[str, prices.Price | None] = {}
+
+    def price(model: str) -> prices.Price | None:
+        if model not in known:
+            known[model] = prices.price_of(model, table)
+        return known[model]
+
+    return price
+
+
+def _usd(sums: list[int], price: prices.Price) -> float:
+    """prices.cost of SUMMED's counts in their order, the same sum in the same order."""
+    _, _, input_, output, cache_write, cache_read, _ = sums
+    return (
+        input_ * price.input
+        + output * price.output
+        + cache_write * price.cache_write
+        + cache_read * price.cache_read
+    ) / 1_000_000
+
+
+@cache
+def _usage_sql() -> str:
+    """A project's tokens between two days summed per task and model, as SQL written once:
+    the queryset's compiling and converters cost the page more than SQLite's run of it."""
+    usage, task = TokenUsage._meta.db_table, Task._meta.db_table
+    sums = ", ".join(f'COALESCE(SUM(u."{k}"), 0)' for k in SUMMED)
+    return (
+        f'SELECT u."task_id", u."model", {sums} FROM "{usage}" u '  # noqa: S608 - names from the models
+        f'JOIN "{task}" t ON t."id" = u."task_id" '
+        'WHERE t."project_id" = %s AND u."day" >= %s AND u."day" <= %s '
+        'GROUP BY u."task_id", u."model"'
+    )
+
+
+def _days(since: date | None, until: date | None) -> tuple[str, str]:
+    return (since or date.min).isoformat(), (until or date.max).isoformat()
+
+
 def project_efforts(
     project: Project,
-    tasks: Iterable[Task],
+    tasks: Iterable[TaskLike],
     *,
     since: date | None = None,
     until: date | None = None,
     now: datetime | None = None,
+    keep: Callable[[TaskLike, Times, bool], bool] | None = None,
 ) -> dict[int, Effort]:
     """`efforts` for tasks of one project, the same figures read by project: three queries
-    whose text does not grow with the tasks (four when some predate issue 31)."""
+    whose text does not grow with the tasks (four when some predate issue 31). `keep(task,
+    times as of their last event, whether it has tokens)` leaves a task out before its
+    figures are made (the Effort page's time range)."""
     tasks = list(tasks)
     now = now or timezone.now()
     times = _project_times(project, tasks)
-    rows = TokenUsage.objects.filter(task__project=project)
-    if since is not None:
-        rows = rows.filter(day__gte=since)
-    if until is not None:
-        rows = rows.filter(day__lte=until)
-    usage: dict[int, dict[str, Tokens]] = defaultdict(dict)
-    for row in rows.values("task_id", "model").annotate(**{k: Sum(k) for k in SUMMED}):
-        usage[row["task_id"]][row["model"]] = Tokens(**{k: row[k] or 0 for k in SUMMED})
-    table = price_table()
+    price = _pricer(price_table())
+    usage: dict[int, list[tuple[str, Tokens, float | None]]] = defaultdict(list)
+    for task_id, model, *sums in fetch_all(_usage_sql(), [project.id, *_days(since, until)]):
+        known = price(model)
+        usage[task_id].append((model, Tokens(*sums), None if known is None else _usd(sums, known)))
     result = {}
+    nothing = (Tokens(), Cost())
     for task in tasks:
-        by_model = tuple(
-            (model, tokens, cost_of(model, tokens, table))
-            for model, tokens in sorted(usage.get(task.id, {}).items())
-        )
-        cost = Cost(
-            usd=sum(c for _, _, c in by_model if c is not None),
-            unpriced=tuple(m for m, _, c in by_model if c is None),
-        )
-        tokens = sum((t for _, t, _ in by_model), Tokens())
+        parts = usage.get(task.id)
+        if keep is not None and not keep(task, times[task.id], bool(parts)):
+            continue
+        if parts and len(parts) == 1:  # one model, the usual case: nothing to add up
+            (model, tokens, usd), by_model = parts[0], tuple(parts)
+            cost = Cost(usd) if usd is not None else Cost(0, (model,))
+        elif parts:
+            by_model = tuple(sorted(parts, key=lambda part: part[0]))
+            tokens = sum((t for _, t, _ in by_model), Tokens())
+            cost = Cost(
+                usd=sum(c for _, _, c in by_model if c is not None),
+                unpriced=tuple(m for m, _, c in by_model if c is None),
+            )
+        else:
+            by_model, (tokens, cost) = (), nothing
         result[task.id] = Effort(times[task.id].grown(now), tokens, cost, by_model)
     return result
 
 
+@cache
+def _per_day_sql() -> str:
+    """Dollars per day of the drawn tasks each and of the rest together (task id 0), per
+    model for its price: a few hundred rows where every task's every day was thousands.
+    The drawn tasks' ids go in as one JSON array, the stage as a value: the text is fixed.
+    The day comes as text (an expression has no declared type to convert)."""
+    usage, task = TokenUsage._meta.db_table, Task._meta.db_table
+    sums = ", ".join(f'COALESCE(SUM(u."{k}"), 0)' for k in prices.KINDS)
+    return (
+        'SELECT CAST(u."day" AS TEXT), CASE WHEN u."task_id" IN '  # noqa: S608 - names from the models
+        '(SELECT value FROM json_each(%s)) THEN u."task_id" ELSE 0 END, '
+        f'u."model", {sums} FROM "{usage}" u JOIN "{task}" t ON t."id" = u."task_id" '
+        'WHERE t."project_id" = %s AND u."day" >= %s AND u."day" <= %s '
+        "AND (%s = '' OR t.\"stage\" = %s) GROUP BY 1, 2, 3"
+    )
+
+
 def project_per_day(
-    project: Project, since: date | None = None, until: date | None = None
+    project: Project,
+    drawn: list[int],
+    since: date | None = None,
+    until: date | None = None,
+    stage: str = "",
 ) -> dict[tuple[date, int], float]:
-    """`per_day` for every task of a project, read by project."""
-    rows = TokenUsage.objects.filter(task__project=project)
-    if since is not None:
-        rows = rows.filter(day__gte=since)
-    if until is not None:
-        rows = rows.filter(day__lte=until)
-    table = price_table()
+    """{(day, task id): dollars} of the priced tokens of a project's tasks (of `stage` when
+    given) for the `drawn` tasks, and under task id 0 for all the others together: the
+    cost-per-day chart's bars."""
+    price = _pricer(price_table())
+    params = [json.dumps(drawn), project.id, *_days(since, until), stage, stage]
+    days: dict[str, date] = {}
     found: dict[tuple[date, int], float] = defaultdict(float)
-    for row in rows.values("day", "task_id", "model").annotate(**{k: Sum(k) for k in SUMMED}):
-        tokens = Tokens(**{k: row[k] or 0 for k in SUMMED})
-        found[(row["day"], row["task_id"])] += cost_of(row["model"], tokens, table) or 0.0
+    for day, task_id, model, *sums in fetch_all(_per_day_sql(), params):
+        if day not in days:
+            days[day] = date.fromisoformat(day)
+        known = price(model)
+        found[(days[day], task_id)] += (
+            0.0 if known is None else prices.cost(dict(zip(prices.KINDS, sums, strict=True)), known)
+        )
     return found

@@ -16,7 +16,7 @@ stage) is read as rates: `Times.grown(now)` adds the time since.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -56,13 +56,18 @@ class Times:
             return self
         stages = dict(self.stage_seconds)
         stages[self.stage] = stages.get(self.stage, 0.0) + gap
-        return replace(
-            self,
-            as_of=now,
-            stage_seconds=stages,
-            agent_seconds=self.agent_seconds + gap * self.agents_open,
-            wall_seconds=self.wall_seconds + (gap if self.agents_open else 0.0),
-            waiting_seconds=self.waiting_seconds + (gap if self.waiting_open else 0.0),
+        # Made whole, not with dataclasses.replace: the Effort page grows 2,000 at once.
+        return Times(
+            now,
+            self.stage,
+            stages,
+            self.agent_seconds + gap * self.agents_open,
+            self.wall_seconds + (gap if self.agents_open else 0.0),
+            self.waiting_seconds + (gap if self.waiting_open else 0.0),
+            self.agents_open,
+            self.waiting_open,
+            self.sessions,
+            self.turns,
         )
 
 

@@ -1,8 +1,9 @@
 """The Effort page of a project (issue 31): one row per task, sorted and filtered, totals,
 two charts, and the same rows for the CSV export. Reads only.
 
-Four queries however many tasks: the tasks, their time figures, their tokens (figures.efforts)
-and the cost per day (figures.per_day). A time range limits the tokens and the cost to its
+Four queries however many tasks, each SQL written once: the tasks, their time figures, their
+tokens (figures.project_efforts) and the cost per day (figures.project_per_day, drawn tasks
+and "other" only). A time range limits the tokens and the cost to its
 days and the rows to the tasks changed, worked on or with tokens counted in them; the time
 figures are always each task's whole life (they are not kept per day). The table shows the
 first SHOWN rows of the sort ("Show more" raises it); the totals, the charts and the CSV
@@ -11,10 +12,10 @@ count every row.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from functools import cache
 from urllib.parse import urlencode
 
 from django.urls import reverse
@@ -22,9 +23,10 @@ from django.utils import timezone
 
 from core.display import STAGES, Stamp, stage_label, stamp
 from core.links import link_pattern
-from sessions.effort import charts, figures, words
+from core.rows import fetch_all
+from sessions.effort import figures, page_charts, words
 from sessions.effort.figures import Cost, Effort, Tokens
-from sessions.effort.panel import BAR_STAGES
+from sessions.effort.intervals import Times
 from tasks.models import Project, Task
 
 # (query value, days, words), as the page offers them; 0 days is all time.
@@ -36,7 +38,6 @@ SORTS = {"cost": "Cost", "tokens": "Tokens", "agent": "Agent time", "age": "Age"
 TASK_FIELDS = ("id", "project_id", "number", "key", "title", "stage", "created_at", "updated_at")
 SHOWN = 100
 SHOWN_MAX = 100_000
-WEEKLY_AFTER = 92  # days: a longer chart has one bar per week
 
 
 @dataclass(frozen=True)
@@ -83,14 +84,34 @@ class Filters:
         return urlencode(params)
 
 
+@dataclass(frozen=True, slots=True)
+class TaskLine:
+    """What a row shows of its task (TASK_FIELDS), read as plain values: 2,000 model
+    instances cost the page more than every other read together."""
+
+    id: int
+    project_id: int
+    number: int
+    key: str
+    title: str
+    stage: str
+    created_at: datetime
+    updated_at: datetime
+
+
 @dataclass(frozen=True)
 class Row:
     """One task's figures as the table and the CSV give them."""
 
-    task: Task
+    task: TaskLine
     effort: Effort
-    href: str  # the task dialog over its board
+    board: str  # the project's board URL
     now: datetime
+
+    @property
+    def href(self) -> str:
+        """The task dialog over its board (made for the rows shown only)."""
+        return f"{self.board}?" + urlencode({"task": self.task.key})
 
     @property
     def stage_label(self) -> str:
@@ -193,28 +214,41 @@ def _sort_value(row: Row, sort: str) -> float:
     return e.cost.usd
 
 
-def _in_range(task: Task, effort: Effort, since: date | None) -> bool:
-    if since is None:
-        return True
-    start = datetime.combine(since, datetime.min.time(), tzinfo=timezone.get_current_timezone())
-    return task.updated_at >= start or effort.tokens.responses > 0 or effort.times.agents_open > 0
+def _in_range(start: datetime | None) -> Callable[[TaskLine, Times, bool], bool]:
+    """Whether a task belongs in a range from `start`: changed, worked on (a session working
+    now) or with tokens counted in it (the tokens are already those of the range)."""
+
+    def keep(task: TaskLine, times: Times, counted: bool) -> bool:
+        return start is None or counted or times.agents_open > 0 or task.updated_at >= start
+
+    return keep
+
+
+@cache
+def _tasks_sql() -> str:
+    """A project's tasks (of one stage, when the stage is not ""), newest first, as SQL
+    written once: 2,000 rows through a queryset cost more than the rest of the read."""
+    columns = ", ".join(f'"{Task._meta.get_field(f).column}"' for f in TASK_FIELDS)
+    return (
+        f'SELECT {columns} FROM "{Task._meta.db_table}" WHERE "project_id" = %s '  # noqa: S608 - names from the model
+        'AND (%s = \'\' OR "stage" = %s) ORDER BY "number" DESC'
+    )
 
 
 def rows(project: Project, filters: Filters, now: datetime | None = None) -> list[Row]:
     """Every row of the filters, sorted (the table shows the first; the CSV all)."""
     now = now or timezone.now()
     since = filters.since(timezone.localdate(now))
-    tasks = Task.objects.filter(project=project).only(*TASK_FIELDS).order_by("-number")
-    if filters.stage:
-        tasks = tasks.filter(stage=filters.stage)
-    tasks = list(tasks)
-    found = figures.project_efforts(project, tasks, since=since, now=now)
-    board = link_pattern("board", "slug")(project.slug)
-    kept = [
-        Row(task, found[task.id], f"{board}?" + urlencode({"task": task.key}), now)
-        for task in tasks
-        if _in_range(task, found[task.id], since)
+    tasks = [
+        TaskLine(*values[:6], figures.aware(values[6]), figures.aware(values[7]))
+        for values in fetch_all(_tasks_sql(), [project.id, filters.stage, filters.stage])
     ]
+    start = None
+    if since is not None:
+        start = datetime.combine(since, datetime.min.time(), tzinfo=timezone.get_current_timezone())
+    found = figures.project_efforts(project, tasks, since=since, now=now, keep=_in_range(start))
+    board = link_pattern("board", "slug")(project.slug)
+    kept = [Row(task, found[task.id], board, now) for task in tasks if task.id in found]
     # Stable sorts: ties keep the newest task first.
     kept.sort(key=lambda row: _sort_value(row, filters.sort), reverse=filters.order == "desc")
     return kept
@@ -245,109 +279,6 @@ def totals(found: list[Row]) -> Totals:
     )
 
 
-# --- the charts --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LegendEntry:
-    css: str  # the series' colour class: ef-s0 … ef-s7, and ef-s8 for "other"
-    label: str
-    title: str
-    cost: str
-
-
-@dataclass(frozen=True)
-class CostChart:
-    chart: charts.StackedChart
-    legend: tuple[LegendEntry, ...]
-    total: str
-    weekly: bool
-
-
-def _days(since: date | None, today: date, spent: dict[tuple[date, int], float]) -> list[date]:
-    first = since or min((day for day, _ in spent), default=today)
-    return [first + timedelta(days=n) for n in range((today - first).days + 1)]
-
-
-def cost_chart(project: Project, found: list[Row], since: date | None, today: date) -> CostChart:
-    """Cost per day stacked by task: the SERIES costliest tasks of the range, the rest as
-    "other"; one bar a week when the range is longer than WEEKLY_AFTER days."""
-    by_id = {row.task.id: row for row in found}
-    spent = {
-        key: usd
-        for key, usd in figures.project_per_day(project, since, today).items()
-        if key[1] in by_id
-    }
-    per_task: dict[int, float] = defaultdict(float)
-    for (_, task_id), usd in spent.items():
-        per_task[task_id] += usd
-    ranked = sorted((t for t, usd in per_task.items() if usd > 0), key=lambda t: -per_task[t])
-    drawn = ranked[: charts.SERIES]
-    index = {task_id: n for n, task_id in enumerate(drawn)}
-    other = len(drawn) if len(ranked) > len(drawn) else None
-    days = _days(since, today, spent)
-    weekly = len(days) > WEEKLY_AFTER
-    bucket = (lambda d: d - timedelta(days=d.weekday())) if weekly else (lambda d: d)
-    buckets = sorted({bucket(d) for d in days})
-    values: dict[tuple[date, int], float] = defaultdict(float)
-    for (day, task_id), usd in spent.items():
-        series = index.get(task_id, other)
-        if series is not None and usd > 0:
-            values[(bucket(day), series)] += usd
-    keys = [by_id[t].task.key for t in drawn] + (["other"] if other is not None else [])
-    chart = charts.stacked(
-        buckets,
-        keys,
-        values,
-        title=(lambda d: f"week of {d.isoformat()}") if weekly else date.isoformat,
-        fmt=words.usd,
-    )
-    legend = [
-        LegendEntry(f"ef-s{n}", by_id[t].task.key, by_id[t].task.title, words.usd(per_task[t]))
-        for n, t in enumerate(drawn)
-    ]
-    if other is not None:
-        rest = sum(per_task[t] for t in ranked[len(drawn) :])
-        count = len(ranked) - len(drawn)
-        legend.append(LegendEntry(f"ef-s{other}", "other", f"{count} more tasks", words.usd(rest)))
-    return CostChart(
-        chart=chart,
-        legend=tuple(legend),
-        total=words.usd(sum(per_task.values())),
-        weekly=weekly,
-    )
-
-
-@dataclass(frozen=True)
-class StageBar:
-    stage: str
-    label: str
-    time: str
-    share: str
-    width: str
-
-
-def stage_chart(found: list[Row]) -> list[StageBar]:
-    """Time per stage over the rows' tasks (their whole lives), one bar per stage."""
-    seconds = dict.fromkeys(BAR_STAGES, 0.0)
-    for row in found:
-        for stage, value in row.effort.times.stage_seconds.items():
-            if stage in seconds:
-                seconds[stage] += value
-    if not any(seconds.values()):
-        return []
-    return [
-        StageBar(
-            p.key,
-            stage_label(p.key),
-            words.duration(p.value),
-            f"{round(p.share * 100)}%",
-            p.width,
-        )
-        for p in charts.bars(list(seconds.items()))
-    ]
-
-
 # --- the page ----------------------------------------------------------------------------------
 
 
@@ -363,8 +294,8 @@ class EffortPage:
     stages: list[Choice]
     ranges: list[Choice]
     range_words: str  # "the last 30 days" / "all time"
-    cost: CostChart
-    stage_bars: list[StageBar]
+    cost: page_charts.CostChart
+    stage_bars: list[page_charts.StageBar]
     csv_href: str
     region_href: str  # the live region's own URL (same filters)
 
@@ -389,6 +320,7 @@ def effort_page(project: Project, filters: Filters, now: datetime | None = None)
     """The page's values, in a fixed number of queries."""
     now = now or timezone.now()
     today = timezone.localdate(now)
+    since = filters.since(today)
     found = rows(project, filters, now)
     page = "project_effort"
     more = len(found) > filters.shown
@@ -416,8 +348,8 @@ def effort_page(project: Project, filters: Filters, now: datetime | None = None)
             for key, _, label in RANGES
         ],
         range_words=f"the last {days} days" if days else "all time",
-        cost=cost_chart(project, found, filters.since(today), today),
-        stage_bars=stage_chart(found),
+        cost=page_charts.cost_chart(project, found, since, today, filters.stage),
+        stage_bars=page_charts.stage_chart(found),
         csv_href=_page_url(project, "project_effort_csv", filters.query(shown=SHOWN)),
         region_href=_page_url(project, "project_effort_region", filters.query()),
     )
