@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from core import prices
 from relaybay_site.docgen.common import GENERATED
-from sessions.effort import reader, transcripts
+from sessions.effort import export, page, reader, transcripts
 from sessions.effort.notify import THROTTLE
 from sessions.services.effort import TIME_EVENTS
 
@@ -42,6 +42,33 @@ def _prices() -> list[str]:
         "| Model | input | output | cache write | cache read |",
         "| --- | --- | --- | --- | --- |",
         *rows,
+        "",
+    ]
+
+
+def _board() -> list[str]:
+    ranges = ", ".join(words for _, _, words in page.RANGES)
+    default = next(words for key, _, words in page.RANGES if key == page.DEFAULT_RANGE)
+    sorts = ", ".join(words.lower() for words in page.SORTS.values())
+    columns = ", ".join(f"`{name}`" for name in export.HEADER)
+    return [
+        "## On the board",
+        "",
+        "- The task dialog and the task page have an **Effort** section: the time per stage as "
+        "a bar, agent, wall and waiting time, sessions and turns, the tokens by kind and the "
+        "cost (Claude Code's own figure beside it where its transcript has one). It alone "
+        "refreshes when the task's tokens grow.",
+        "- Each project's **Effort** page (sidebar → the project → Effort) has one row per "
+        f"task, sortable by {sorts}; filters by stage and time range ({ranges}; default "
+        f"{default}); the totals; and two "
+        "charts drawn on the server as inline SVG — the cost per day stacked by task, and the "
+        "time per stage across the tasks shown. A time range limits the tokens and the cost "
+        "to its days; times are each task's whole life. It refreshes live, at most once "
+        "every few seconds.",
+        "- **Download CSV** (`/p/<slug>/effort.csv`) gives every row of the same filters: "
+        "seconds and tokens as plain integers, the cost in dollars (empty when a model has no "
+        "price), times in ISO 8601 UTC; a title a spreadsheet would read as a formula is "
+        f"quoted. Columns: {columns}.",
         "",
     ]
 
@@ -120,6 +147,7 @@ def render() -> str:
         "reader rests twice as long as it read. The board hears of new tokens at most once "
         f"per task every {THROTTLE:g} seconds.",
         "",
+        *_board(),
         "## What is kept",
         "",
         "Counts and sums only — never text from a transcript: per session, task, day and "
