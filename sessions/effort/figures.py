@@ -242,8 +242,7 @@ def per_day(
 
 # --- a whole project at once (the Effort page, issue 31) ----------------------------------------
 
-_TIME_COLUMNS = (
-    "task_id",
+TIME_COLUMNS = (  # a tally's figures, its `state` left out
     "as_of",
     "stage",
     "stage_seconds",
@@ -263,10 +262,27 @@ def _times_sql() -> str:
     the queryset's converters (a datetime, a JSON text, a flag each) cost more than SQLite
     reading them."""
     effort, task = TaskEffort._meta.db_table, Task._meta.db_table
-    columns = ", ".join(f'e."{c}"' for c in _TIME_COLUMNS)
+    columns = ", ".join(f'e."{c}"' for c in ("task_id", *TIME_COLUMNS))
     return (
         f'SELECT {columns} FROM "{effort}" e JOIN "{task}" t ON t."id" = e."task_id" '  # noqa: S608 - names from the models
         'WHERE t."project_id" = %s'
+    )
+
+
+def times_from(columns: tuple) -> Times:
+    """A Times from a tally's TIME_COLUMNS read with plain SQL."""
+    as_of, stage, stages, agent, wall, waiting, agents_open, waiting_open, sessions, turns = columns
+    return Times(
+        as_of=aware(as_of),
+        stage=stage,
+        stage_seconds={k: float(v) for k, v in (json.loads(stages) if stages else {}).items()},
+        agent_seconds=agent,
+        wall_seconds=wall,
+        waiting_seconds=waiting,
+        agents_open=agents_open,
+        waiting_open=bool(waiting_open),
+        sessions=sessions,
+        turns=turns,
     )
 
 
@@ -274,24 +290,15 @@ def _project_times(project: Project, tasks: list[TaskLike]) -> dict[int, Times]:
     """The tasks' time figures as of their last event, read by project: a list of 2,000 ids
     in the SQL costs more to bind than the rows cost to read, and the tally's `state` is not
     needed to show them. Times are stored in UTC (the connection gives them naive)."""
-    found = {}
-    for row in fetch_all(_times_sql(), [project.id]):
-        task_id, as_of, stage, stages, *rest = row
-        agent, wall, waiting, agents_open, waiting_open, sessions, turns = rest
-        found[task_id] = Times(
-            as_of=aware(as_of),
-            stage=stage,
-            stage_seconds={k: float(v) for k, v in (json.loads(stages) if stages else {}).items()},
-            agent_seconds=agent,
-            wall_seconds=wall,
-            waiting_seconds=waiting,
-            agents_open=agents_open,
-            waiting_open=bool(waiting_open),
-            sessions=sessions,
-            turns=turns,
-        )
+    found = {row[0]: times_from(row[1:]) for row in fetch_all(_times_sql(), [project.id])}
+    return with_missing(found, tasks)
+
+
+def with_missing(found: dict[int, Times], tasks: list[TaskLike]) -> dict[int, Times]:
+    """`found` and the time figures of the tasks it lacks, older than issue 31: their
+    histories replayed once (and kept)."""
     missing = [task for task in tasks if task.id not in found]
-    if missing:  # tasks older than issue 31: replayed once
+    if missing:
         found.update({i: times_of(row) for i, row in effort_refresh(missing).items()})
     return found
 
@@ -359,14 +366,16 @@ def project_efforts(
     until: date | None = None,
     now: datetime | None = None,
     keep: Callable[[TaskLike, Times, bool], bool] | None = None,
+    times: dict[int, Times] | None = None,
 ) -> dict[int, Effort]:
     """`efforts` for tasks of one project, the same figures read by project: three queries
     whose text does not grow with the tasks (four when some predate issue 31). `keep(task,
     times as of their last event, whether it has tokens)` leaves a task out before its
-    figures are made (the Effort page's time range)."""
+    figures are made (the Effort page's time range). `times`: the tasks' figures when the
+    caller read them with its tasks (those it lacks are replayed)."""
     tasks = list(tasks)
     now = now or timezone.now()
-    times = _project_times(project, tasks)
+    times = _project_times(project, tasks) if times is None else with_missing(times, tasks)
     price = _pricer(price_table())
     usage: dict[int, list[tuple[str, Tokens, float | None]]] = defaultdict(list)
     for task_id, model, *sums in fetch_all(_usage_sql(), [project.id, *_days(since, until)]):

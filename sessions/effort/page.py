@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from urllib.parse import urlencode
 
@@ -27,6 +27,7 @@ from core.rows import fetch_all
 from sessions.effort import figures, page_charts, words
 from sessions.effort.figures import Cost, Effort, Tokens
 from sessions.effort.intervals import Times
+from sessions.models import TaskEffort, TokenUsage
 from tasks.models import Project, Task
 
 # (query value, days, words), as the page offers them; 0 days is all time.
@@ -226,27 +227,50 @@ def _in_range(start: datetime | None) -> Callable[[TaskLine, Times, bool], bool]
 
 @cache
 def _tasks_sql() -> str:
-    """A project's tasks (of one stage, when the stage is not ""), newest first, as SQL
-    written once: 2,000 rows through a queryset cost more than the rest of the read."""
-    columns = ", ".join(f'"{Task._meta.get_field(f).column}"' for f in TASK_FIELDS)
+    """A project's tasks of the filters with their time figures, newest first, as SQL
+    written once: 2,000 rows through two querysets cost more than the rest of the page.
+    Of one stage when the stage is not ""; from a time range's start when one is given
+    (stored UTC text, compared as text): changed since, with tokens in the range, a session
+    working now, or no time tally yet (replayed, then kept or not in Python)."""
+    task, effort, usage = Task._meta.db_table, TaskEffort._meta.db_table, TokenUsage._meta.db_table
+    columns = ", ".join(f't."{Task._meta.get_field(f).column}"' for f in TASK_FIELDS)
+    times = ", ".join(f'e."{c}"' for c in figures.TIME_COLUMNS)
     return (
-        f'SELECT {columns} FROM "{Task._meta.db_table}" WHERE "project_id" = %s '  # noqa: S608 - names from the model
-        'AND (%s = \'\' OR "stage" = %s) ORDER BY "number" DESC'
+        f'SELECT {columns}, {times} FROM "{task}" t '  # noqa: S608 - names from the models
+        f'LEFT JOIN "{effort}" e ON e."task_id" = t."id" '
+        'WHERE t."project_id" = %s AND (%s = \'\' OR t."stage" = %s) '
+        'AND (%s = \'\' OR t."updated_at" >= %s OR e."task_id" IS NULL OR e."agents_open" > 0 '
+        f'OR EXISTS (SELECT 1 FROM "{usage}" u WHERE u."task_id" = t."id" AND u."day" >= %s)) '
+        'ORDER BY t."number" DESC'
     )
+
+
+def _read(project: Project, stage: str, start: datetime | None) -> tuple[list[TaskLine], dict]:
+    """The tasks of the filters (see _tasks_sql) and the time figures of those that have."""
+    after = "" if start is None else start.astimezone(UTC).replace(tzinfo=None).isoformat(" ")
+    first_day = "" if start is None else start.date().isoformat()
+    params = [project.id, stage, stage, after, after, first_day]
+    tasks, times = [], {}
+    width = len(TASK_FIELDS)
+    for values in fetch_all(_tasks_sql(), params):
+        task = TaskLine(*values[:6], figures.aware(values[6]), figures.aware(values[7]))
+        tasks.append(task)
+        if values[width] is not None:  # the tally's as_of: NULL when it has none yet
+            times[task.id] = figures.times_from(values[width:])
+    return tasks, times
 
 
 def rows(project: Project, filters: Filters, now: datetime | None = None) -> list[Row]:
     """Every row of the filters, sorted (the table shows the first; the CSV all)."""
     now = now or timezone.now()
     since = filters.since(timezone.localdate(now))
-    tasks = [
-        TaskLine(*values[:6], figures.aware(values[6]), figures.aware(values[7]))
-        for values in fetch_all(_tasks_sql(), [project.id, filters.stage, filters.stage])
-    ]
     start = None
     if since is not None:
         start = datetime.combine(since, datetime.min.time(), tzinfo=timezone.get_current_timezone())
-    found = figures.project_efforts(project, tasks, since=since, now=now, keep=_in_range(start))
+    tasks, times = _read(project, filters.stage, start)
+    found = figures.project_efforts(
+        project, tasks, since=since, now=now, keep=_in_range(start), times=times
+    )
     board = link_pattern("board", "slug")(project.slug)
     kept = [Row(task, found[task.id], board, now) for task in tasks if task.id in found]
     # Stable sorts: ties keep the newest task first.
