@@ -21,7 +21,7 @@ from django.utils import timezone
 from core import tokens
 from core.security import COOKIE_NAME, current_token
 from sessions.effort.paths import Roots
-from sessions.models import Session, TaskBinding
+from sessions.models import Session, TaskBinding, TaskEffort
 from sessions.services import effort
 from tasks import live_refresh
 from tasks.models import Task
@@ -242,6 +242,24 @@ def test_the_time_range_limits_tokens_and_cost_to_its_days_and_says_so(web, root
     assert stale.key not in row_keys(month)  # nothing happened to it in those days
     assert stale.key in row_keys(ever)
     assert "Tokens and cost count all time" in ever
+
+
+def test_a_range_keeps_a_task_for_each_reason_the_sql_reads(web, roots) -> None:
+    """The range is filtered in the tasks' SQL (sessions/effort/page.py): a task changed long
+    ago is kept for tokens in the range, a session working now, or a replayed tally."""
+    project = make_project("acme")
+    paid, busy, old, gone = (make_task(project, t) for t in ("Paid", "Busy", "Old", "Gone"))
+    worked(paid, "alice", roots, days_ago=10)
+    TaskEffort.objects.filter(task=busy).update(agents_open=1)
+    TaskEffort.objects.filter(task__in=[old, gone]).delete()  # as from before issue 31
+    long_ago = timezone.now() - timedelta(days=40)
+    Task.objects.filter(pk__in=[paid.pk, busy.pk, gone.pk]).update(updated_at=long_ago)
+
+    month, ever = (row_keys(page(web, f"/p/acme/effort?range={r}")) for r in ("30d", "all"))
+
+    assert sorted(month) == sorted([paid.key, busy.key, old.key])
+    assert sorted(ever) == sorted([paid.key, busy.key, old.key, gone.key])
+    assert TaskEffort.objects.filter(task__in=[old, gone]).count() == 2  # replayed and kept
 
 
 def test_the_charts_are_inline_svg_with_a_legend(web, roots) -> None:
