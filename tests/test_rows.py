@@ -326,3 +326,34 @@ def test_the_stands_map_reads_what_the_prefetching_queryset_read():
     ]
     assert [len(v.entries) for v in got] == [1, 2, 0]
     assert rows_where(Environment, "project", other.pk, ("-position", "id"))[0].name == "live"
+
+
+def test_events_since_equals_the_queryset_it_replaces():
+    """Lines of the log's every shape (a project's task, a project alone, neither), after an
+    id, within one project, cut at a limit: one statement where the queryset took two."""
+    from tasks.selectors.events import event_line, events_since, log_rows
+
+    acme, other = make_project("rows-log"), make_project("rows-log-other")
+    task = make_task(acme, "Logged task")
+    make_task(other, "Elsewhere")
+    services.task_update(key=task.key, actor=ACTOR, progress="half")
+    services.project_upsert(slug="rows-log", name="Renamed", actor=ACTOR)
+    session_services.task_bind_session(task=task, session="agent-rows", actor=ACTOR)
+    middle = Event.objects.order_by("id").values_list("id", flat=True)[2]
+
+    def expected(after: int, project: Project | None, limit: int) -> list:
+        found = log_rows().filter(id__gt=after)
+        if project is not None:
+            found = found.filter(project=project)
+        return [event_line(e) for e in found.order_by("id")[:limit]]
+
+    cases = [(0, None, 100), (middle, None, 100), (0, acme, 100), (0, None, 2)]
+    for after, project, limit in cases:
+        with CaptureQueriesContext(connection) as queries:
+            got = events_since(after, project.slug if project else None, limit)
+        assert got == expected(after, project, limit)
+        assert len(queries) == (2 if project else 1)  # the project's id, then the lines
+    assert {line.project_slug for line in events_since(0, "rows-log")} == {"rows-log"}
+    assert any(line.task_key is None for line in events_since(0))
+    with pytest.raises(NotFound):
+        events_since(0, "no-such-project")
