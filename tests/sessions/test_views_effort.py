@@ -262,6 +262,14 @@ def test_a_range_keeps_a_task_for_each_reason_the_sql_reads(web, roots) -> None:
     assert TaskEffort.objects.filter(task__in=[old, gone]).count() == 2  # replayed and kept
 
 
+def test_a_token_count_in_the_billions_gets_a_tile_that_keeps_it_on_one_line(web, roots) -> None:
+    project = make_project("acme")
+    worked(make_task(project, "Small"), "alice", roots)
+    assert '<div class="ef-tile"><dt>Tokens</dt>' in page(web, "/p/acme/effort")
+    worked(make_task(project, "Huge"), "bob", roots, input_=2_000_000_000)
+    assert '<div class="ef-tile ef-long"><dt>Tokens</dt>' in page(web, "/p/acme/effort")
+
+
 def test_the_charts_are_inline_svg_with_a_legend(web, roots) -> None:
     project = make_project("acme")
     task = make_task(project, "Login", stage="dev")
