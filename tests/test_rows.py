@@ -357,3 +357,26 @@ def test_events_since_equals_the_queryset_it_replaces():
     assert any(line.task_key is None for line in events_since(0))
     with pytest.raises(NotFound):
         events_since(0, "no-such-project")
+
+
+@pytest.mark.parametrize("with_rules", [False, True])
+def test_get_project_equals_the_queryset_it_replaces(with_rules):
+    project = make_project("rows-project", name="Rows")
+    if with_rules:
+        body = json.dumps({"mode": "strict"})
+        services.set_project_rules(project="rows-project", body=body, actor=ACTOR)
+    expected = Project.objects.select_related("rules").get(pk=project.pk)
+    with CaptureQueriesContext(connection) as queries:
+        got = selectors.get_project("  Rows-Project ")
+        rules = selectors.project_rules(got)  # the rules row rode along
+    assert len(queries) == 1
+    assert fields_of(got) == fields_of(expected)
+    assert rules == selectors.project_rules(expected)
+    if with_rules:
+        assert fields_of(got.rules) == fields_of(expected.rules)
+        assert got.rules.project is got
+    else:
+        with pytest.raises(ProjectRules.DoesNotExist):
+            got.rules  # noqa: B018
+    with pytest.raises(NotFound, match="Unknown project nope"):
+        selectors.get_project("nope")
