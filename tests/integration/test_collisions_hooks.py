@@ -6,7 +6,6 @@ the server's log nor any file of the data folder holds the file's contents."""
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import uuid
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 
 from tests.sessions.codex_payloads import codex_payload
 from tests.sessions.hook_payloads import CWD, payload
-from tests.support.mcp_client import mcp_client, text_of
+from tests.support.mcp_client import call_tools
 from tests.support.server import RelaybayServer
 
 pytestmark = pytest.mark.integration
@@ -31,16 +30,7 @@ def post(server: RelaybayServer, path: str, body: dict[str, Any]) -> str:
 
 
 def call(server: RelaybayServer, *calls: tuple[str, dict[str, Any]]) -> list[str]:
-    async def run() -> list[str]:
-        async with mcp_client(server.base_url, server.token) as client:
-            found = []
-            for tool, args in calls:
-                result = await client.call_tool(tool, args)
-                assert not result.is_error, text_of(result)
-                found.append(text_of(result))
-            return found
-
-    return asyncio.run(run())
+    return call_tools(server.base_url, server.token, *calls)
 
 
 def test_two_agents_changing_one_file_hear_of_each_other(fresh_server: RelaybayServer) -> None:

@@ -5,7 +5,6 @@ task_get and project_snapshot, and a live `effort.updated` notice with no event 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
@@ -19,7 +18,7 @@ import pytest
 from tests.integration.test_events_stream import EventStream
 from tests.sessions.codex_payloads import codex_payload
 from tests.support.claude_code import CLAUDE_CODE
-from tests.support.mcp_client import mcp_client, text_of
+from tests.support.mcp_client import call_tools
 from tests.support.server import RelaybayServer, read_only_db
 
 pytestmark = pytest.mark.integration
@@ -61,16 +60,7 @@ def post(server: RelaybayServer, path: str, body: dict[str, Any]) -> int:
 
 
 def call(server: RelaybayServer, *calls: tuple[str, dict[str, Any]]) -> list[str]:
-    async def run() -> list[str]:
-        async with mcp_client(server.base_url, server.token) as client:
-            found = []
-            for tool, args in calls:
-                result = await client.call_tool(tool, args)
-                assert not result.is_error, text_of(result)
-                found.append(text_of(result))
-            return found
-
-    return asyncio.run(run())
+    return call_tools(server.base_url, server.token, *calls)
 
 
 def bound_task(server: RelaybayServer, session: str, agent_id: str) -> str:

@@ -37,14 +37,23 @@ def run_async[T](coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
-def call_tool(base_url: str, token: str, name: str, arguments: dict[str, Any]) -> str:
-    """One tool call through the real client from sync code; the answer's markdown."""
+def call_tools(base_url: str, token: str, *calls: tuple[str, dict[str, Any]]) -> list[str]:
+    """Tool calls in order over one client from sync code, as an agent makes them; each
+    answer's markdown. A tool error fails the test, naming the tool."""
 
-    async def main() -> str:
+    async def main() -> list[str]:
+        found = []
         async with mcp_client(base_url, token) as client:
-            result = await client.call_tool(name, arguments)
-            if result.is_error:
-                raise AssertionError(f"{name} failed: {text_of(result)}")
-            return text_of(result)
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                if result.is_error:
+                    raise AssertionError(f"{name} failed: {text_of(result)}")
+                found.append(text_of(result))
+        return found
 
     return run_async(main())
+
+
+def call_tool(base_url: str, token: str, name: str, arguments: dict[str, Any]) -> str:
+    """One tool call through the real client from sync code; the answer's markdown."""
+    return call_tools(base_url, token, (name, arguments))[0]
