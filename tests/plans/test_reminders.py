@@ -7,7 +7,6 @@ real Claude Code 2.1.332 payloads.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,8 +14,8 @@ import pytest
 from plans import reminders
 from plans import services as plan_services
 from sessions import services as session_services
-from sessions.hooks import activity, claude_code
 from sessions.hooks import answer as hook_answer
+from sessions.hooks import claude_code
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.hooks.claude_code import HookResult, hook_event
@@ -42,15 +41,6 @@ def start_event() -> HookEvent:
     event = claude_code.parse({"hook_event_name": "SessionStart", "session_id": CC_ID})
     assert event is not None
     return event
-
-
-@pytest.fixture(autouse=True)
-def _fresh_state() -> Iterator[None]:
-    reminders.state.clear()
-    activity.activity_clock.clear()
-    yield
-    reminders.state.clear()
-    activity.activity_clock.clear()
 
 
 # --- helpers -----------------------------------------------------------------------------------

@@ -86,12 +86,13 @@ def test_a_rebind_mid_turn_sends_each_response_to_the_task_bound_at_its_time(
     from sessions import services as session_services
 
     session_services.task_unbind_session(task=first, actor="tester")
+    [u1] = TaskBinding.objects.filter(task=first).values_list("unbound_at", flat=True)
     bind(second, alice)
     t2 = bound_at(second, alice)
     say(
         alice,
-        assistant("a", t1 + (t2 - t1) / 3),
-        assistant("b", t1 + 2 * (t2 - t1) / 3),
+        assistant("a", t1 + (u1 - t1) / 3),  # while the first was bound, however slow the
+        assistant("b", t1 + 2 * (u1 - t1) / 3),  # machine: before its unbind, not t2
         assistant("c", t2 + timedelta(seconds=1)),
     )
 

@@ -8,7 +8,6 @@ payloads (tests/fixtures) through the hook room.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,8 +16,8 @@ from plans import reminders
 from plans import services as plan_services
 from sessions import brief, render_md
 from sessions import services as session_services
-from sessions.hooks import activity, codex, resume, service
 from sessions.hooks import answer as hook_answer
+from sessions.hooks import codex, resume, service
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.hooks.claude_code import hook_event
@@ -36,15 +35,6 @@ STEPS = [
     {"title": "Address book page"},
     {"title": "Checkout picks an address"},
 ]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_state() -> Iterator[None]:
-    reminders.state.clear()
-    activity.activity_clock.clear()
-    yield
-    reminders.state.clear()
-    activity.activity_clock.clear()
 
 
 # --- helpers -----------------------------------------------------------------------------------

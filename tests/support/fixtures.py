@@ -44,9 +44,12 @@ def configure(settings: Any) -> Any:
 def _forget_signal_memory() -> None:
     """The board's signals keep per-session state in process memory, keyed by session id;
     a rolled-back test database hands the same ids out again, so every test starts clean."""
-    from sessions.hooks import guard, stuck, sweep, turn_end, waiting
+    from plans import reminders
+    from sessions.hooks import activity, guard, stuck, sweep, turn_end, waiting
     from tasks.selectors import inbox
 
+    reminders.state.clear()
+    activity.activity_clock.clear()
     inbox.forget_badge()
     stuck.forget()
     sweep.forget()
