@@ -2,6 +2,7 @@
 
 Every row comes from the same functions real use calls (project_upsert, task_create,
 report_add, plan_set, hook_event, …), so the events, versions and plan revisions are real.
+The tasks are made over the last days, Django's clock set back while each is (SCENE_GAP).
 `prepare_database` runs before Django opens the database: it refuses a database that
 already holds a project or an event, or (with force) renames it aside with its WAL files.
 """
@@ -15,9 +16,9 @@ import sqlite3
 import struct
 import uuid
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from relaybay_site.demo_data import (
     PROJECTS,
     REPO_PATH,
     SCENES,
+    Step,
 )
 
 DB_SIDE_FILES = ("-wal", "-shm")
@@ -167,16 +169,21 @@ def seed() -> Seeded:
     calls = _calls()
     keys: dict[str, str] = {}
     known = {DESKTOP: f"local_{uuid.uuid4()}"}  # what a step's args leave to the run
-    for scene in SCENES:
-        created = task_create(
-            project=scene.project, title=scene.title, actor=scene.by, **scene.fields
-        )
-        key = keys[scene.role] = created.obj.key
-        for step in scene.steps:
-            args = {k: known.get(v, v) if isinstance(v, str) else v for k, v in step.args.items()}
-            done = calls[step.verb](key, step.by, **args)
-            if step.verb == "report":
-                known[LAST_REPORT] = str(done)
+    started, later = _now(), []
+    for n, scene in enumerate(SCENES):  # the days before: each task made (and bound)
+        binds = [i for i, step in enumerate(scene.steps) if step.verb == "bind"]
+        then = scene.steps[: binds[0] + 1] if binds else ()
+        with _clock_from(started - SCENE_GAP * (len(SCENES) - n)):
+            created = task_create(
+                project=scene.project, title=scene.title, actor=scene.by, **scene.fields
+            )
+            key = keys[scene.role] = created.obj.key
+            for step in then:
+                _step(calls, known, key, step)
+        later.append((key, scene.steps[len(then) :]))
+    for key, steps in later:  # now: the rest of each scene, in order
+        for step in steps:
+            _step(calls, known, key, step)
     _seed_policy(OWNER)
     demo_stands.seed(OWNER)
     demo_memory.seed()
@@ -184,6 +191,52 @@ def seed() -> Seeded:
 
     demo_effort.seed(settings.RELAYBAY.home_path)
     return Seeded(projects=[project["slug"] for project in PROJECTS], tasks=keys)
+
+
+# The story of the last days: each task made (and bound, when its scene binds it) a SCENE_GAP
+# after the one before, the last a SCENE_GAP ago; then the rest of every scene (reports,
+# moves, plans, hooks) happens now, scene after scene. So the board's ages and the Effort
+# page's cost per day (the transcripts' responses fall between a task's binding and now) have
+# days to show, and the agents' latest writes are recent, as for sessions at work.
+SCENE_GAP = timedelta(hours=20)
+
+
+def _step(
+    calls: dict[str, Callable[..., Any]], known: dict[str, str], key: str, step: Step
+) -> None:
+    """One step of a scene: its args with what the run knows filled in, through its service."""
+    args = {k: known.get(v, v) if isinstance(v, str) else v for k, v in step.args.items()}
+    done = calls[step.verb](key, step.by, **args)
+    if step.verb == "report":
+        known[LAST_REPORT] = str(done)
+
+
+def _now() -> datetime:
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+@contextlib.contextmanager
+def _clock_from(moment: datetime) -> Iterator[None]:
+    """Django's clock (django.utils.timezone.now, which the services and the models' defaults
+    read) set back to `moment` and running on from there, for one scene; the real one after.
+    The benches seed their histories the same way (bench/board_render.py)."""
+    from django.utils import timezone
+
+    real = timezone.datetime
+    shift = real.now(UTC) - moment
+
+    class Then(real):  # type: ignore[misc, valid-type]
+        @classmethod
+        def now(cls, tz: tzinfo | None = None) -> datetime:
+            return real.now(tz) - shift
+
+    timezone.datetime = Then
+    try:
+        yield
+    finally:
+        timezone.datetime = real
 
 
 def _calls() -> dict[str, Callable[..., Any]]:

@@ -99,6 +99,22 @@ def _bound_task(home: Path, session_id: int) -> tuple:
     )[0]
 
 
+def test_the_tasks_were_made_over_days_and_their_tokens_fall_on_several(seeded: Path) -> None:
+    """The cost per day has days to show: each task made (and bound) a day or so after the one
+    before; a transcript's responses fall between its task's binding and now."""
+    made = rows(seeded, "SELECT DISTINCT date(created_at) FROM tasks_task")
+    assert len(made) >= 7
+    days = one(seeded, "SELECT COUNT(DISTINCT day) FROM agent_sessions_tokenusage")
+    assert days >= 4
+    early = "SELECT COUNT(*) FROM agent_sessions_tokenusage u JOIN agent_sessions_taskbinding b "
+    early += (
+        "ON b.task_id = u.task_id AND b.session_id = u.session_id WHERE u.day < date(b.bound_at)"
+    )
+    assert one(seeded, early) == 0  # no response counted for a task before it was bound
+    last = "SELECT MAX(created_at) FROM tasks_report"
+    assert one(seeded, last) > one(seeded, "SELECT MAX(created_at) FROM tasks_task")  # writes now
+
+
 def test_desktop_session_is_working_on_a_dev_task(seeded: Path) -> None:
     [(sid, desktop_id, exact, status)] = rows(
         seeded,
