@@ -65,7 +65,8 @@ def project_effort_lines(project: Project) -> list[str]:
 def task_line_suffixes(tasks: list[Task]) -> dict[int, str]:
     """The " · session <name>" suffix of each bound task in a list, in one query."""
     return {
-        task_id: f" · session {s.name}" for task_id, s in selectors.bound_sessions(tasks).items()
+        task_id: f" · session {name}"
+        for task_id, name in selectors.bound_session_names(tasks).items()
     }
 
 

@@ -104,6 +104,17 @@ def bound_sessions(tasks: list[Task]) -> dict[int, Session]:
     return {b.task_id: b.session for b in rows}
 
 
+def bound_session_names(tasks: list[Task]) -> dict[int, str]:
+    """{task id: the bound session's name}, one query of two columns: a task list's
+    suffixes need the name only, and building each binding and session cost task_list a
+    third of its time at 160 open tasks (issue 33)."""
+    ids = [t.id for t in tasks]
+    if not ids:
+        return {}
+    rows = TaskBinding.objects.filter(task_id__in=ids, unbound_at__isnull=True)
+    return dict(rows.values_list("task_id", "session__name"))
+
+
 # Both reads below run on every hook (the guard's step, comment delivery, linking): written
 # as SQL once (the bound tasks by tasks.selectors.linked_tasks), because building their
 # querysets cost more than SQLite's run (issue 18).
