@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
@@ -20,9 +22,23 @@ _md.enable("table").enable("strikethrough")
 _md.validateLink = _validate_link
 
 
+# The same texts are rendered again on every request (a page's notes, decisions, reports
+# and comments, ~100 of them on Docs & rules: a third of its time at a year of data, issue
+# 33), and a text's HTML depends on the text alone. Short texts are kept, a bounded number:
+# at most CACHED × CACHED_CHARS of source, their HTML a little more.
+CACHED = 1024
+CACHED_CHARS = 1000
+
+
+@lru_cache(maxsize=CACHED)
+def _rendered(text: str) -> str:
+    return _md.render(text)
+
+
 def render_markdown(text: str) -> SafeString:
     """HTML of untrusted markdown: raw HTML is shown as text, unsafe links are not links."""
-    return mark_safe(_md.render(text))  # noqa: S308 - markdown-it escapes; html is off
+    html = _rendered(text) if len(text) <= CACHED_CHARS else _md.render(text)
+    return mark_safe(html)  # noqa: S308 - markdown-it escapes; html is off
 
 
 def render_markdown_anchored(
