@@ -190,16 +190,19 @@ class OwnFigure:
     """Claude Code's own total for a session's processes beside relaybay's for the same
     responses (all of the session's, whichever task they went to)."""
 
-    session: str
+    session: str  # its title when it has one, else its name: the Session panel's heading
     claude_usd: float
     relaybay: Cost
 
 
 def own_figures(task: Task) -> list[OwnFigure]:
     """For each session ever bound to the task that wrote `cost-state` lines."""
-    sessions = dict(
-        TaskBinding.objects.filter(task=task).values_list("session_id", "session__name")
-    )
+    sessions = {
+        sid: title or name
+        for sid, name, title in TaskBinding.objects.filter(task=task).values_list(
+            "session_id", "session__name", "session__title"
+        )
+    }
     totals = dict(
         ProcessCost.objects.filter(session_id__in=list(sessions))
         .values("session_id")

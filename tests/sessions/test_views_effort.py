@@ -168,6 +168,22 @@ def test_claude_codes_own_total_shows_beside_relaybays(web, roots) -> None:
     assert "Claude Code's own total for session alice: $0.0072 · relaybay: $0.0072" in html
 
 
+def test_claude_codes_own_total_names_a_session_by_its_title_as_the_session_panel_does(
+    web, roots
+) -> None:
+    task = make_task(make_project("acme"))
+    raw = "local_0000002a-0000-4000-8000-000000000000"
+    alice = worked(task, raw, roots, input_=900, output=180)
+    Session.objects.filter(pk=alice.pk).update(title="Checkout speed")
+    say(alice, {"type": "cost-state", "totalCostUSD": 0.0072, "startTime": 1796506194909})
+    counted(alice, roots)
+
+    html = unescape(page(web, f"/p/acme/t/{task.key}/panel/effort"))
+
+    assert "Claude Code's own total for session Checkout speed: $0.0072" in html
+    assert raw not in html
+
+
 # --- the Effort page -----------------------------------------------------------------------
 
 
