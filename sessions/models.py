@@ -270,7 +270,15 @@ class TokenUsage(models.Model):
                 name="token_usage_row_no_task",
             ),
         ]
-        indexes = [models.Index(fields=["task", "day"], name="token_usage_task_day")]
+        indexes = [
+            models.Index(fields=["task", "day"], name="token_usage_task_day"),
+            # The Effort page's cost per day of a whole project: read in the index's order,
+            # the GROUP BY day, model streams and no row is visited (~11 → ~5 ms at 13,000 rows).
+            models.Index(
+                fields=["day", "model", "task", "input", "output", "cache_write", "cache_read"],
+                name="token_usage_day_model",
+            ),
+        ]
 
 
 class ProcessCost(models.Model):

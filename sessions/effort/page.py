@@ -1,21 +1,22 @@
 """The Effort page of a project (issue 31): one row per task, sorted and filtered, totals,
 two charts, and the same rows for the CSV export. Reads only.
 
-Four queries however many tasks, each SQL written once: the tasks, their time figures, their
-tokens (figures.project_efforts) and the cost per day (figures.project_per_day, drawn tasks
-and "other" only). A time range limits the tokens and the cost to its
-days and the rows to the tasks changed, worked on or with tokens counted in them; the time
-figures are always each task's whole life (they are not kept per day). The table shows the
-first SHOWN rows of the sort ("Show more" raises it); the totals, the charts and the CSV
-count every row.
+Three queries however many tasks, each SQL written once: the tasks with their time figures
+and their tokens (lines.py, plain values per task) and the cost per day
+(project.project_per_day, drawn tasks and "other" only). A time range limits the tokens and
+the cost to its days and the rows to the tasks changed, worked on or with tokens counted in
+them; the time figures are always each task's whole life (they are not kept per day). The
+table shows the first SHOWN rows of the sort ("Show more" raises it, up to SHOWN_MAX: a page
+stays within 300 KiB, issue 33); the totals, the charts and the CSV count every row, and
+only the rows shown are made into Rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, timedelta
-from functools import cache
+from datetime import date, datetime, timedelta
+from operator import attrgetter
 from urllib.parse import urlencode
 
 from django.urls import reverse
@@ -23,22 +24,26 @@ from django.utils import timezone
 
 from core.display import STAGES, Stamp, stage_label, stamp
 from core.links import link_pattern
-from core.rows import fetch_all
-from sessions.effort import figures, page_charts, words
+from sessions.effort import lines, page_charts, words
 from sessions.effort.figures import Cost, Effort, Tokens
-from sessions.effort.intervals import Times
-from sessions.models import TaskEffort, TokenUsage
-from tasks.models import Project, Task
+from sessions.effort.lines import Line, TaskLine
+from sessions.effort.project import effort_from, times_from
+from tasks.models import Project
 
 # (query value, days, words), as the page offers them; 0 days is all time.
 RANGES = (("7d", 7, "7 days"), ("30d", 30, "30 days"), ("90d", 90, "90 days"), ("all", 0, "All"))
 RANGE_DAYS = {key: days for key, days, _ in RANGES}
 DEFAULT_RANGE = "30d"
 SORTS = {"cost": "Cost", "tokens": "Tokens", "agent": "Agent time", "age": "Age"}
-# What a row shows of its task (a task's texts are not read).
-TASK_FIELDS = ("id", "project_id", "number", "key", "title", "stage", "created_at", "updated_at")
+# A Line's sort key per sort; "age" is its creation time, reversed (the oldest is the greatest).
+SORT_KEYS = {
+    "cost": attrgetter("usd"),
+    "tokens": attrgetter("tokens"),
+    "agent": attrgetter("agent"),
+    "age": attrgetter("created"),
+}
 SHOWN = 100
-SHOWN_MAX = 100_000
+SHOWN_MAX = 200  # ~0.9 KiB of HTML a row: 200 keep the page within 300 KiB (the CSV has all)
 
 
 @dataclass(frozen=True)
@@ -83,21 +88,6 @@ class Filters:
             if getattr(chosen, name) != getattr(default, name)
         }
         return urlencode(params)
-
-
-@dataclass(frozen=True, slots=True)
-class TaskLine:
-    """What a row shows of its task (TASK_FIELDS), read as plain values: 2,000 model
-    instances cost the page more than every other read together."""
-
-    id: int
-    project_id: int
-    number: int
-    key: str
-    title: str
-    stage: str
-    created_at: datetime
-    updated_at: datetime
 
 
 @dataclass(frozen=True)
@@ -204,90 +194,46 @@ class Choice:
     current: bool
 
 
-def _sort_value(row: Row, sort: str) -> float:
-    e = row.effort
-    if sort == "tokens":
-        return e.tokens.total
-    if sort == "agent":
-        return e.times.agent_seconds
-    if sort == "age":
-        return -row.task.created_at.timestamp()  # the oldest is the greatest age
-    return e.cost.usd
-
-
-def _in_range(start: datetime | None) -> Callable[[TaskLine, Times, bool], bool]:
-    """Whether a task belongs in a range from `start`: changed, worked on (a session working
-    now) or with tokens counted in it (the tokens are already those of the range)."""
-
-    def keep(task: TaskLine, times: Times, counted: bool) -> bool:
-        return start is None or counted or times.agents_open > 0 or task.updated_at >= start
-
-    return keep
-
-
-@cache
-def _tasks_sql() -> str:
-    """A project's tasks of the filters with their time figures, newest first, as SQL
-    written once: 2,000 rows through two querysets cost more than the rest of the page.
-    Of one stage when the stage is not ""; from a time range's start when one is given
-    (stored UTC text, compared as text): changed since, with tokens in the range, a session
-    working now, or no time tally yet (replayed, then kept or not in Python)."""
-    task, effort, usage = Task._meta.db_table, TaskEffort._meta.db_table, TokenUsage._meta.db_table
-    columns = ", ".join(f't."{Task._meta.get_field(f).column}"' for f in TASK_FIELDS)
-    times = ", ".join(f'e."{c}"' for c in figures.TIME_COLUMNS)
-    return (
-        f'SELECT {columns}, {times} FROM "{task}" t '  # noqa: S608 - names from the models
-        f'LEFT JOIN "{effort}" e ON e."task_id" = t."id" '
-        'WHERE t."project_id" = %s AND (%s = \'\' OR t."stage" = %s) '
-        'AND (%s = \'\' OR t."updated_at" >= %s OR e."task_id" IS NULL OR e."agents_open" > 0 '
-        f'OR EXISTS (SELECT 1 FROM "{usage}" u WHERE u."task_id" = t."id" AND u."day" >= %s)) '
-        'ORDER BY t."number" DESC'
-    )
-
-
-def _read(project: Project, stage: str, start: datetime | None) -> tuple[list[TaskLine], dict]:
-    """The tasks of the filters (see _tasks_sql) and the time figures of those that have."""
-    after = "" if start is None else start.astimezone(UTC).replace(tzinfo=None).isoformat(" ")
-    first_day = "" if start is None else start.date().isoformat()
-    params = [project.id, stage, stage, after, after, first_day]
-    tasks, times = [], {}
-    width = len(TASK_FIELDS)
-    for values in fetch_all(_tasks_sql(), params):
-        task = TaskLine(*values[:6], figures.aware(values[6]), figures.aware(values[7]))
-        tasks.append(task)
-        if values[width] is not None:  # the tally's as_of: NULL when it has none yet
-            times[task.id] = figures.times_from(values[width:])
-    return tasks, times
-
-
-def rows(project: Project, filters: Filters, now: datetime | None = None) -> list[Row]:
-    """Every row of the filters, sorted (the table shows the first; the CSV all)."""
-    now = now or timezone.now()
+def sorted_lines(project: Project, filters: Filters, now: datetime) -> list[Line]:
+    """Every task of the filters as a Line, sorted; stable, so ties keep the newest first."""
     since = filters.since(timezone.localdate(now))
     start = None
     if since is not None:
         start = datetime.combine(since, datetime.min.time(), tzinfo=timezone.get_current_timezone())
-    tasks, times = _read(project, filters.stage, start)
-    found = figures.project_efforts(
-        project, tasks, since=since, now=now, keep=_in_range(start), times=times
-    )
+    found = lines.lines(project, filters.stage, start, since, now)
+    descending = filters.order == "desc"
+    if filters.sort == "age":  # by creation time: the greatest age is the earliest
+        descending = not descending
+    found.sort(key=SORT_KEYS[filters.sort], reverse=descending)
+    return found
+
+
+def row_of(line: Line, board: str, now: datetime) -> Row:
+    """A Line as the table and the CSV give it: its task, its Effort, its link."""
+    times = line.times or times_from(line.values[lines.WIDTH : lines.TIMES_END]).grown(now)
+    return Row(line.task(), effort_from(times, line.parts), board, now)
+
+
+def rows(project: Project, filters: Filters, now: datetime | None = None) -> list[Row]:
+    """Every row of the filters, sorted (the CSV; the page makes Rows of those it shows)."""
+    now = now or timezone.now()
     board = link_pattern("board", "slug")(project.slug)
-    kept = [Row(task, found[task.id], board, now) for task in tasks if task.id in found]
-    # Stable sorts: ties keep the newest task first.
-    kept.sort(key=lambda row: _sort_value(row, filters.sort), reverse=filters.order == "desc")
-    return kept
+    return [row_of(line, board, now) for line in sorted_lines(project, filters, now)]
 
 
-def totals(found: list[Row]) -> Totals:
-    agent = wall = waiting = 0.0
+def totals(found: list[Line]) -> Totals:
+    """Every line added up, in their order (the same sums the rows would give)."""
+    agent = wall = waiting = usd = 0.0
     sessions = turns = 0
-    tokens, cost = Tokens(), Cost()
-    for row in found:
-        t = row.effort.times
-        agent, wall = agent + t.agent_seconds, wall + t.wall_seconds
-        waiting += t.waiting_seconds
-        sessions, turns = sessions + t.sessions, turns + t.turns
-        tokens, cost = tokens + row.effort.tokens, cost + row.effort.cost
+    unpriced: set[str] = set()
+    for line in found:
+        agent, wall, waiting = agent + line.agent, wall + line.wall, waiting + line.waiting
+        sessions, turns = sessions + line.sessions, turns + line.turns
+        usd += line.usd
+        unpriced.update(line.unpriced)
+    counts = zip(*(counts for line in found for _, counts, _ in line.parts), strict=True)
+    tokens = Tokens(*(sum(column) for column in counts))
+    cost = Cost(usd, tuple(sorted(unpriced)))
     return Totals(
         tasks=len(found),
         agent=words.duration(agent),
@@ -312,7 +258,8 @@ class EffortPage:
     filters: Filters
     rows: list[Row]  # the first `filters.shown`
     count: int  # rows in all
-    more_href: str  # "" when every row is shown
+    more_href: str  # "" when every row is shown, or SHOWN_MAX are
+    capped: bool  # more rows than a page shows: the CSV has them all
     totals: Totals
     heads: dict[str, Head]
     stages: list[Choice]
@@ -345,18 +292,23 @@ def effort_page(project: Project, filters: Filters, now: datetime | None = None)
     now = now or timezone.now()
     today = timezone.localdate(now)
     since = filters.since(today)
-    found = rows(project, filters, now)
+    found = sorted_lines(project, filters, now)
+    board = link_pattern("board", "slug")(project.slug)
     page = "project_effort"
     more = len(found) > filters.shown
+    capped = more and filters.shown >= SHOWN_MAX
     days = RANGE_DAYS[filters.range]
     return EffortPage(
         project=project,
         filters=filters,
-        rows=found[: filters.shown],
+        rows=[row_of(line, board, now) for line in found[: filters.shown]],
         count=len(found),
-        more_href=_page_url(project, page, filters.query(shown=filters.shown + SHOWN))
-        if more
+        more_href=_page_url(
+            project, page, filters.query(shown=min(filters.shown + SHOWN, SHOWN_MAX))
+        )
+        if more and not capped
         else "",
+        capped=capped,
         totals=totals(found),
         heads=_heads(project, filters),
         stages=[

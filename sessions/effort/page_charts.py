@@ -11,12 +11,13 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from core.display import stage_label
-from sessions.effort import charts, figures, words
+from sessions.effort import charts, words
 from sessions.effort.panel import BAR_STAGES
+from sessions.effort.project import project_per_day
 from tasks.models import Project
 
 if TYPE_CHECKING:
-    from sessions.effort.page import Row
+    from sessions.effort.lines import Line
 
 WEEKLY_AFTER = 92  # days: a longer chart has one bar per week
 
@@ -43,21 +44,21 @@ def _days(since: date | None, today: date, spent: dict[tuple[date, int], float])
 
 
 def cost_chart(
-    project: Project, found: list[Row], since: date | None, today: date, stage: str = ""
+    project: Project, found: list[Line], since: date | None, today: date, stage: str = ""
 ) -> CostChart:
     """Cost per day stacked by task: the SERIES costliest tasks of the range (`found`, the
-    page's rows of the range and stage), the rest as "other"; one bar a week when the range
+    page's lines of the range and stage), the rest as "other"; one bar a week when the range
     is longer than WEEKLY_AFTER days."""
     ranked = sorted(
-        (row for row in sorted(found, key=lambda row: row.task.id) if row.effort.cost.usd > 0),
-        key=lambda row: -row.effort.cost.usd,
+        (line for line in sorted(found, key=lambda line: line.id) if line.usd > 0),
+        key=lambda line: -line.usd,
     )
-    drawn = [row.task for row in ranked[: charts.SERIES]]
+    drawn = ranked[: charts.SERIES]
     index = {task.id: n for n, task in enumerate(drawn)}
     other = len(drawn) if len(ranked) > len(drawn) else None
     spent = {
         key: usd
-        for key, usd in figures.project_per_day(project, list(index), since, today, stage).items()
+        for key, usd in project_per_day(project, list(index), since, today, stage).items()
         if usd > 0
     }
     days = _days(since, today, spent)
@@ -107,13 +108,13 @@ class StageBar:
     width: str
 
 
-def stage_chart(found: list[Row]) -> list[StageBar]:
-    """Time per stage over the rows' tasks (their whole lives), one bar per stage."""
-    seconds = dict.fromkeys(BAR_STAGES, 0.0)
-    for row in found:
-        for stage, value in row.effort.times.stage_seconds.items():
-            if stage in seconds:
-                seconds[stage] += value
+def stage_chart(found: list[Line]) -> list[StageBar]:
+    """Time per stage over the lines' tasks (their whole lives), one bar per stage."""
+    sums = [0.0] * len(BAR_STAGES)
+    for line in found:
+        for n, value in enumerate(line.stages):
+            sums[n] += value
+    seconds = dict(zip(BAR_STAGES, sums, strict=True))
     if not any(seconds.values()):
         return []
     return [

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from core import tokens
 from core.security import COOKIE_NAME, current_token
+from sessions.effort import page as effort_page
 from sessions.effort.paths import Roots
 from sessions.models import Session, TaskBinding, TaskEffort
 from sessions.services import effort
@@ -351,6 +352,23 @@ def test_the_live_region_refetches_with_the_pages_filters(web, roots) -> None:
     assert 'id="effort-region"' in fragment
     assert "<html" not in fragment
     assert "relaybay/effort.js" in html
+
+
+def test_show_more_stops_at_the_most_a_page_shows_and_offers_the_csv(web, monkeypatch) -> None:
+    """A page of every row of 2,000 tasks was 1.8 MB (issue 33: ≤ 300 KiB): "Show more"
+    stops at SHOWN_MAX rows; the totals count them all and the CSV carries them."""
+    monkeypatch.setattr(effort_page, "SHOWN_MAX", 2)
+    project = make_project("acme")
+    for title in ("One", "Two", "Three"):
+        make_task(project, title)
+
+    html = unescape(page(web, "/p/acme/effort?shown=2000"))
+
+    assert len(row_keys(html)) == 2
+    assert "Total · 3 tasks" in html
+    assert "Show more" not in html
+    assert '<a href="/p/acme/effort.csv" download>Download CSV for all 3 rows</a>' in html
+    assert len(csv_of(web, "/p/acme/effort.csv?shown=2000")[1]) == 3
 
 
 def test_the_sidebar_links_each_projects_effort_page(web) -> None:

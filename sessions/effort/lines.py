@@ -1,0 +1,164 @@
+"""The Effort page's tasks as plain values (issue 31): one Line per task of the filters, with
+what sorting, the totals and the charts need. A Row, with its Effort, words and links, is made
+for the rows shown only (page.py): at 90 days or all time every task of the project is a
+line, and ~30 µs of objects per task was most of the page.
+
+Two queries however many tasks (three when some predate issue 31): the tasks of the filters
+with their time tallies, and their tokens (project.project_usage).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from functools import cache
+
+from core.rows import fetch_all
+from sessions.effort.intervals import Times
+from sessions.effort.panel import BAR_STAGES
+from sessions.effort.project import TIME_COLUMNS, Part, moment, project_usage, replayed
+from sessions.models import TaskEffort, TokenUsage
+from tasks.models import Project, Task
+
+# What a row shows of its task (a task's texts are not read).
+TASK_FIELDS = ("id", "project_id", "number", "key", "title", "stage", "created_at", "updated_at")
+TEXT_FIELDS = ("created_at", "updated_at")  # read as stored: parsed for the rows shown only
+WIDTH = len(TASK_FIELDS)
+TIMES_END = WIDTH + len(TIME_COLUMNS)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskLine:
+    """What a row shows of its task (TASK_FIELDS), read as plain values: 2,000 model
+    instances cost the page more than every other read together."""
+
+    id: int
+    project_id: int
+    number: int
+    key: str
+    title: str
+    stage: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(slots=True)
+class Line:
+    """One task of the filters: its figures as plain numbers, time grown to now."""
+
+    id: int
+    key: str
+    title: str
+    created: str  # as stored, UTC text: it sorts as the time does
+    values: tuple  # the row as read (_tasks_sql)
+    times: Times | None  # grown to now when replayed (no tally); else made from `values`
+    parts: list[Part]  # tokens by model
+    usd: float
+    unpriced: tuple[str, ...]
+    tokens: int
+    agent: float
+    wall: float
+    waiting: float
+    sessions: int
+    turns: int
+    stages: tuple[float, ...]  # seconds per BAR_STAGES
+
+    def task(self) -> TaskLine:
+        v = self.values
+        return TaskLine(*v[:6], moment(v[6]), moment(v[7]))
+
+
+@cache
+def _tasks_sql() -> str:
+    """A project's tasks of the filters with their time figures, newest first, as SQL
+    written once. Of one stage when the stage is not ""; from a time range's start when one
+    is given (stored UTC text, compared as text): changed since, with tokens in the range, a
+    session working now, or no time tally yet (replayed, then kept or not in Python). The
+    datetimes come as text (a converter per value cost more than SQLite's run) and the
+    stages' seconds also as numbers, for the chart's sums without a JSON parse per task."""
+    task, effort, usage = Task._meta.db_table, TaskEffort._meta.db_table, TokenUsage._meta.db_table
+
+    def column(name: str) -> str:
+        sql = f't."{Task._meta.get_field(name).column}"'
+        return f"CAST({sql} AS TEXT)" if name in TEXT_FIELDS else sql
+
+    columns = ", ".join(column(f) for f in TASK_FIELDS)
+    times = ", ".join(
+        f'CAST(e."{c}" AS TEXT)' if c == "as_of" else f'e."{c}"' for c in TIME_COLUMNS
+    )
+    stages = ", ".join(f"json_extract(e.\"stage_seconds\", '$.{s}')" for s in BAR_STAGES)
+    return (
+        f'SELECT {columns}, {times}, {stages} FROM "{task}" t '  # noqa: S608 - names from the models
+        f'LEFT JOIN "{effort}" e ON e."task_id" = t."id" '
+        'WHERE t."project_id" = %s AND (%s = \'\' OR t."stage" = %s) '
+        'AND (%s = \'\' OR t."updated_at" >= %s OR e."task_id" IS NULL OR e."agents_open" > 0 '
+        f'OR EXISTS (SELECT 1 FROM "{usage}" u WHERE u."task_id" = t."id" AND u."day" >= %s)) '
+        'ORDER BY t."number" DESC'
+    )
+
+
+def _line(
+    values: tuple, times: Times | None, parts: list[Part] | None, now: datetime, utc_now: datetime
+) -> Line:
+    """A task's Line: its tally's figures (or `times`, replayed) grown to now, the way
+    Times.grown does, and its tokens added up the way project.effort_from does. `utc_now`
+    is `now` naive in UTC, as the tally's as_of is stored: the same difference, parsed once."""
+    parts = parts or []
+    if times is not None:
+        times = grown = times.grown(now)
+        agent, wall, waiting = grown.agent_seconds, grown.wall_seconds, grown.waiting_seconds
+        sessions, turns = grown.sessions, grown.turns
+        stages = tuple(grown.stage_seconds.get(s, 0.0) for s in BAR_STAGES)
+    else:
+        as_of, stage, _, agent, wall, waiting, agents_open, waiting_open, sessions, turns = values[
+            WIDTH:TIMES_END
+        ]
+        gap = (utc_now - datetime.fromisoformat(as_of)).total_seconds()
+        seconds = [float(v or 0.0) for v in values[TIMES_END:]]
+        if gap > 0:
+            agent += gap * agents_open
+            wall += gap if agents_open else 0.0
+            waiting += gap if waiting_open else 0.0
+            if stage in BAR_STAGES:
+                seconds[BAR_STAGES.index(stage)] += gap
+        stages = tuple(seconds)
+    if len(parts) == 1:
+        model, c, usd = parts[0]
+        unpriced = () if usd is not None else (model,)
+        usd = usd if usd is not None else 0.0
+        tokens = c[2] + c[3] + c[4] + c[5]  # input, output and the caches: Tokens.total
+    else:
+        usd = sum(c for _, _, c in parts if c is not None)
+        unpriced = tuple(m for m, _, c in parts if c is None)
+        tokens = sum(c[2] + c[3] + c[4] + c[5] for _, c, _ in parts)
+    return Line(
+        values[0], values[3], values[4], values[6], values, times, parts, usd, unpriced,
+        tokens, agent, wall, waiting, sessions, turns, stages,
+    )  # fmt: skip
+
+
+def lines(
+    project: Project, stage: str, start: datetime | None, since: date | None, now: datetime
+) -> list[Line]:
+    """The tasks of the filters, newest first: of `stage` ("" = all), and from `start` (a
+    time range's first moment; None = all time) changed, worked on or with tokens counted
+    from `since`, the range's first day."""
+    after = "" if start is None else start.astimezone(UTC).replace(tzinfo=None).isoformat(" ")
+    first_day = "" if since is None else since.isoformat()
+    read = fetch_all(_tasks_sql(), [project.id, stage, stage, after, after, first_day])
+    missing = [
+        TaskLine(*v[:6], moment(v[6]), moment(v[7])) for v in read if v[WIDTH] is None
+    ]  # no tally yet: its history replayed once
+    times = replayed(missing)
+    usage = project_usage(project, since)
+    found = []
+    utc_now = now.astimezone(UTC).replace(tzinfo=None)
+    for values in read:
+        task_times = times.get(values[0])
+        parts = usage.get(values[0])
+        if task_times is not None and not (
+            start is None or parts or task_times.agents_open > 0 or moment(values[7]) >= start
+        ):
+            continue  # replayed and outside the range
+        found.append(_line(values, task_times, parts, now, utc_now))
+    return found
