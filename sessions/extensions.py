@@ -5,6 +5,7 @@ from __future__ import annotations
 from core import actor
 from sessions import render_md, selectors, services
 from sessions.effort import figures, words
+from sessions.effort import total as effort_total
 from sessions.services.effort import track_time
 from tasks.events import register_event_observer
 from tasks.extensions import (
@@ -58,7 +59,7 @@ def effort_section(task: Task) -> str:
 
 def project_effort_lines(project: Project) -> list[str]:
     """project_snapshot's total effort of the project's tasks (issue 31)."""
-    total = figures.project_total(project)
+    total = effort_total.project_total(project)
     return [words.total_line(total)] if total.tasks else []
 
 

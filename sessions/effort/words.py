@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sessions.effort.figures import Cost, Effort, Tokens, Total
+from sessions.effort.figures import Cost, Effort, Tokens
+from sessions.effort.total import Total
 
 
 def duration(seconds: float) -> str:

@@ -1,0 +1,69 @@
+"""A project's effort in one line (project_snapshot, issue 31), summed by SQLite.
+
+The page needs each task's figures; the snapshot only their sums. Reading every task's
+TaskEffort row to add them in Python cost ~100 ms at 2,000 tasks (issue 33: most of it the
+JSON of each row's stage times, which a total never shows), so the sums are SQL: the agent
+seconds as of each row's last event, plus the time since for the few rows whose agents are
+working now (`Times.grown`'s rule), and the tokens per model priced at read time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Sum
+from django.utils import timezone
+
+from sessions.effort.figures import SUMMED, Cost, Tokens, cost_of, price_table
+from sessions.models import TaskEffort, TokenUsage
+from sessions.services.effort import effort_refresh
+from tasks.models import Project, Task
+
+
+@dataclass(frozen=True)
+class Total:
+    """A project's effort: its tasks' agent time, tokens and cost added up."""
+
+    tasks: int
+    agent_seconds: float
+    tokens: Tokens
+    cost: Cost
+
+
+def _agent_seconds(project: Project, now: datetime, count: int) -> float:
+    """The agent seconds of the project's `count` tasks; those without a time row yet
+    (older than issue 31) are replayed once first."""
+    rows = TaskEffort.objects.filter(task__project=project)
+    summed = rows.aggregate(timed=Count("task_id"), agent=Sum("agent_seconds"))
+    if summed["timed"] < count:
+        missing = Task.objects.filter(project=project).exclude(id__in=rows.values("task_id"))
+        effort_refresh(missing)
+        summed = rows.aggregate(agent=Sum("agent_seconds"))
+    working = rows.filter(agents_open__gt=0).values_list("agents_open", "as_of")
+    grown = sum(n * max(0.0, (now - as_of).total_seconds()) for n, as_of in working)
+    return (summed["agent"] or 0.0) + grown
+
+
+def _tokens(project: Project) -> tuple[Tokens, Cost]:
+    table = price_table()
+    tokens, cost = Tokens(), Cost()
+    usage = (
+        TokenUsage.objects.filter(task__project=project)
+        .values("model")
+        .annotate(**{k: Sum(k) for k in SUMMED})
+    )
+    for row in usage:
+        part = Tokens(**{k: row[k] or 0 for k in SUMMED})
+        usd = cost_of(row["model"], part, table)
+        tokens += part
+        cost += Cost(usd or 0.0, () if usd is not None else (row["model"],))
+    return tokens, cost
+
+
+def project_total(project: Project, *, now: datetime | None = None) -> Total:
+    """The project_snapshot line's figures: four small queries however many tasks."""
+    now = now or timezone.now()
+    count = Task.objects.filter(project=project).count()
+    tokens, cost = _tokens(project)
+    return Total(count, _agent_seconds(project, now, count), tokens, cost)
