@@ -56,7 +56,7 @@ def project_effort_csv(request: HttpRequest, slug: str) -> HttpResponse:
         return refused(exc)
     filters = page.Filters.parse(request.GET)
     now = timezone.now()
-    found = page.rows(project, filters, now)
+    found = page.sorted_lines(project, filters, now)
     name = export.file_name(project.slug, filters, timezone.localdate(now))
     response = HttpResponse(export.csv_text(found), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import UTC, date, datetime
+from datetime import date
 
 from core.display import STAGES
-from sessions.effort.page import Filters, Row
+from sessions.effort.lines import Line
+from sessions.effort.page import Filters
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 HEADER = (
@@ -47,41 +48,45 @@ def cell(value: object) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+def iso(stored: str) -> str:
+    """A datetime as Django stores it ("2026-12-05 09:30:00.123456", UTC) in ISO 8601 to the
+    second: "2026-12-05T09:30:00Z" (what isoformat(timespec="seconds") gives, unparsed)."""
+    return f"{stored[:10]}T{stored[11:19]}Z"
 
 
-def line(row: Row) -> list[str]:
-    t, tokens, cost = row.effort.times, row.effort.tokens, row.effort.cost
-    numbers = [
-        t.agent_seconds,
-        t.wall_seconds,
-        t.waiting_seconds,
-        t.sessions,
-        t.turns,
-        *(t.stage_seconds.get(stage, 0.0) for stage in STAGES),
-        tokens.responses,
-        tokens.shared,
-        tokens.input,
-        tokens.output,
-        tokens.reasoning,
-        tokens.cache_write,
-        tokens.cache_read,
-        tokens.total,
-    ]
+def line(found: Line) -> list[str]:
+    """A task's cells from its Line: plain numbers, no Effort made for 2,000 rows."""
+    responses, shared, input_, output, cache_write, cache_read, reasoning = found.counts()
+    numbers = (
+        found.agent,
+        found.wall,
+        found.waiting,
+        found.sessions,
+        found.turns,
+        *found.stages,  # STAGES' order, as the header's
+        responses,
+        shared,
+        input_,
+        output,
+        reasoning,
+        cache_write,
+        cache_read,
+        found.tokens,
+    )
+    values = found.values
     return [
-        cell(row.task.key),
-        cell(row.task.title),
-        row.task.stage,
-        iso(row.task.created_at),
-        iso(row.task.updated_at),
-        *(str(round(n)) for n in numbers),
-        f"{cost.usd:.6f}" if cost.known else "",
-        cell(" ".join(cost.unpriced)),
+        cell(found.key),
+        cell(found.title),
+        values[5],  # the stage (lines.TASK_FIELDS)
+        iso(values[6]),
+        iso(values[7]),
+        *map(str, map(round, numbers)),
+        "" if found.unpriced else f"{found.usd:.6f}",
+        cell(" ".join(found.unpriced)),
     ]
 
 
-def csv_text(found: list[Row]) -> str:
+def csv_text(found: list[Line]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(HEADER)

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import cache
 
+from core.display import STAGES
 from core.rows import fetch_all
+from sessions.effort.figures import SUMMED
 from sessions.effort.intervals import Times
-from sessions.effort.panel import BAR_STAGES
 from sessions.effort.project import TIME_COLUMNS, Part, moment, project_usage, replayed
 from sessions.models import TaskEffort, TokenUsage
 from tasks.models import Project, Task
@@ -61,11 +62,19 @@ class Line:
     waiting: float
     sessions: int
     turns: int
-    stages: tuple[float, ...]  # seconds per BAR_STAGES
+    stages: tuple[float, ...]  # seconds per STAGES
 
     def task(self) -> TaskLine:
         v = self.values
         return TaskLine(*v[:6], moment(v[6]), moment(v[7]))
+
+    def counts(self) -> tuple[int, ...]:
+        """Its tokens by kind, in SUMMED's order (Tokens' fields)."""
+        if len(self.parts) == 1:
+            return self.parts[0][1]
+        if not self.parts:
+            return (0,) * len(SUMMED)
+        return tuple(sum(kind) for kind in zip(*(c for _, c, _ in self.parts), strict=True))
 
 
 @cache
@@ -86,7 +95,7 @@ def _tasks_sql() -> str:
     times = ", ".join(
         f'CAST(e."{c}" AS TEXT)' if c == "as_of" else f'e."{c}"' for c in TIME_COLUMNS
     )
-    stages = ", ".join(f"json_extract(e.\"stage_seconds\", '$.{s}')" for s in BAR_STAGES)
+    stages = ", ".join(f"json_extract(e.\"stage_seconds\", '$.{s}')" for s in STAGES)
     return (
         f'SELECT {columns}, {times}, {stages} FROM "{task}" t '  # noqa: S608 - names from the models
         f'LEFT JOIN "{effort}" e ON e."task_id" = t."id" '
@@ -108,7 +117,7 @@ def _line(
         times = grown = times.grown(now)
         agent, wall, waiting = grown.agent_seconds, grown.wall_seconds, grown.waiting_seconds
         sessions, turns = grown.sessions, grown.turns
-        stages = tuple(grown.stage_seconds.get(s, 0.0) for s in BAR_STAGES)
+        stages = tuple(grown.stage_seconds.get(s, 0.0) for s in STAGES)
     else:
         as_of, stage, _, agent, wall, waiting, agents_open, waiting_open, sessions, turns = values[
             WIDTH:TIMES_END
@@ -119,8 +128,8 @@ def _line(
             agent += gap * agents_open
             wall += gap if agents_open else 0.0
             waiting += gap if waiting_open else 0.0
-            if stage in BAR_STAGES:
-                seconds[BAR_STAGES.index(stage)] += gap
+            if stage in STAGES:
+                seconds[STAGES.index(stage)] += gap
         stages = tuple(seconds)
     if len(parts) == 1:
         model, c, usd = parts[0]

@@ -1,14 +1,14 @@
 """The Effort page of a project (issue 31): one row per task, sorted and filtered, totals,
-two charts, and the same rows for the CSV export. Reads only.
+two charts, and the same tasks' Lines for the CSV export (export.py). Reads only.
 
-Three queries however many tasks, each SQL written once: the tasks with their time figures
-and their tokens (lines.py, plain values per task) and the cost per day
-(project.project_per_day, drawn tasks and "other" only). A time range limits the tokens and
-the cost to its days and the rows to the tasks changed, worked on or with tokens counted in
-them; the time figures are always each task's whole life (they are not kept per day). The
-table shows the first SHOWN rows of the sort ("Show more" raises it, up to SHOWN_MAX: a page
-stays within 300 KiB, issue 33); the totals, the charts and the CSV count every row, and
-only the rows shown are made into Rows.
+Four queries however many tasks, each SQL written once: the tasks with their time figures
+and their tokens (lines.py, plain values per task), and the cost per day of every task and of
+the drawn ones (project.project_per_day). A time range limits the tokens and the cost to its
+days and the rows to the tasks changed, worked on or with tokens counted in them; the time
+figures are always each task's whole life (they are not kept per day). The table shows the
+first SHOWN rows of the sort ("Show more" raises it, up to SHOWN_MAX: a page stays within
+300 KiB, issue 33); the totals, the charts and the CSV count every row, and only the rows
+shown are made into Rows.
 """
 
 from __future__ import annotations
@@ -212,13 +212,6 @@ def row_of(line: Line, board: str, now: datetime) -> Row:
     """A Line as the table and the CSV give it: its task, its Effort, its link."""
     times = line.times or times_from(line.values[lines.WIDTH : lines.TIMES_END]).grown(now)
     return Row(line.task(), effort_from(times, line.parts), board, now)
-
-
-def rows(project: Project, filters: Filters, now: datetime | None = None) -> list[Row]:
-    """Every row of the filters, sorted (the CSV; the page makes Rows of those it shows)."""
-    now = now or timezone.now()
-    board = link_pattern("board", "slug")(project.slug)
-    return [row_of(line, board, now) for line in sorted_lines(project, filters, now)]
 
 
 def totals(found: list[Line]) -> Totals:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from core.display import stage_label
+from core.display import STAGES, stage_label
 from sessions.effort import charts, words
 from sessions.effort.panel import BAR_STAGES
 from sessions.effort.project import project_per_day
@@ -110,10 +110,11 @@ class StageBar:
 
 def stage_chart(found: list[Line]) -> list[StageBar]:
     """Time per stage over the lines' tasks (their whole lives), one bar per stage."""
+    shown = [STAGES.index(stage) for stage in BAR_STAGES]  # Line.stages are all STAGES'
     sums = [0.0] * len(BAR_STAGES)
     for line in found:
-        for n, value in enumerate(line.stages):
-            sums[n] += value
+        for n, at in enumerate(shown):
+            sums[n] += line.stages[at]
     seconds = dict(zip(BAR_STAGES, sums, strict=True))
     if not any(seconds.values()):
         return []
