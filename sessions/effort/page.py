@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from core.display import STAGES, Stamp, stage_label, stamp
 from core.links import link_pattern
@@ -28,6 +29,7 @@ from sessions.effort import lines, page_charts, words
 from sessions.effort.figures import Cost, Effort, Tokens
 from sessions.effort.lines import Line, TaskLine
 from sessions.effort.project import effort_from, times_from
+from sessions.effort.row_html import RowView, row_html
 from tasks.models import Project
 
 # (query value, days, words), as the page offers them; 0 days is all time.
@@ -135,6 +137,27 @@ class Row:
     @property
     def created(self) -> Stamp | None:
         return stamp(self.task.created_at, self.now)
+
+    def view(self) -> RowView:
+        """What the table shows of the row: the key of its kept HTML (row_html.py)."""
+        task, times = self.task, self.effort.times
+        return RowView(
+            task.key,
+            task.title,
+            self.href,
+            task.stage,
+            self.stage_label,
+            self.cost,
+            not self.effort.cost.known,
+            self.cost_note,
+            self.tokens,
+            self.agent,
+            self.wall,
+            self.waiting,
+            times.sessions,
+            times.turns,
+            self.created,
+        )
 
 
 def short_cost(cost: Cost, tokens: Tokens) -> str:
@@ -262,6 +285,11 @@ class EffortPage:
     stage_bars: list[page_charts.StageBar]
     csv_href: str
     region_href: str  # the live region's own URL (same filters)
+
+    @property
+    def rows_html(self) -> list[SafeString]:
+        """The shown rows' <tr>s, each kept by what it shows (row_html.py)."""
+        return [row_html(row.view()) for row in self.rows]
 
 
 def _page_url(project: Project, name: str, query: str) -> str:

@@ -5,6 +5,7 @@ one query for the cost per day, whatever the number of tasks.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -49,13 +50,11 @@ def cost_chart(
     """Cost per day stacked by task: the SERIES costliest tasks of the range (`found`, the
     page's lines of the range and stage), the rest as "other"; one bar a week when the range
     is longer than WEEKLY_AFTER days."""
-    ranked = sorted(
-        (line for line in sorted(found, key=lambda line: line.id) if line.usd > 0),
-        key=lambda line: -line.usd,
-    )
-    drawn = ranked[: charts.SERIES]
+    paid = [line for line in found if line.usd > 0]
+    # The dearest first, ties by task id: the few drawn picked, not 2,000 lines sorted twice.
+    drawn = heapq.nsmallest(charts.SERIES, paid, key=lambda line: (-line.usd, line.id))
     index = {task.id: n for n, task in enumerate(drawn)}
-    other = len(drawn) if len(ranked) > len(drawn) else None
+    other = len(drawn) if len(paid) > len(drawn) else None
     spent = {
         key: usd
         for key, usd in project_per_day(project, list(index), since, today, stage).items()
@@ -85,7 +84,7 @@ def cost_chart(
         for n, task in enumerate(drawn)
     ]
     if other is not None:
-        count = len(ranked) - len(drawn)
+        count = len(paid) - len(drawn)
         legend.append(
             LegendEntry(
                 f"ef-s{other}", "other", f"{count} more tasks", words.usd(per_series[other])

@@ -22,6 +22,7 @@ from core import tokens
 from core.security import COOKIE_NAME, current_token
 from sessions.effort import page as effort_page
 from sessions.effort.paths import Roots
+from sessions.effort.row_html import row_html
 from sessions.models import Session, TaskBinding, TaskEffort
 from sessions.services import effort
 from tasks import live_refresh
@@ -369,6 +370,21 @@ def test_show_more_stops_at_the_most_a_page_shows_and_offers_the_csv(web, monkey
     assert "Show more" not in html
     assert '<a href="/p/acme/effort.csv" download>Download CSV for all 3 rows</a>' in html
     assert len(csv_of(web, "/p/acme/effort.csv?shown=2000")[1]) == 3
+
+
+def test_a_row_is_rendered_once_and_again_only_when_what_it_shows_changes(web) -> None:
+    task = make_task(make_project("acme"), "Before")
+    row_html.cache_clear()
+
+    page(web, "/p/acme/effort")
+    page(web, "/p/acme/effort?sort=tokens")
+    Task.objects.filter(pk=task.pk).update(title="After")
+    html = page(web, "/p/acme/effort")
+
+    assert (row_html.cache_info().misses, row_html.cache_info().hits) == (2, 1)
+    assert row_keys(html) == [task.key]
+    assert "After" in html
+    assert "Before" not in html
 
 
 def test_the_sidebar_links_each_projects_effort_page(web) -> None:
