@@ -15,20 +15,24 @@ from typing import Any
 
 from django.db import connections
 from django.db.models import Model
+from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
 
 
 class ModelColumns:
     """The concrete columns of `model` under a table alias, and how to turn a row into it."""
 
-    def __init__(self, model: type[Model], alias: str) -> None:
+    def __init__(self, model: type[Model], alias: str, defer: tuple[str, ...] = ()) -> None:
         self.model = model
         self.alias = alias
-        self.fields = list(model._meta.concrete_fields)
+        self.fields = [f for f in model._meta.concrete_fields if f.name not in defer]
         self.names = [f.attname for f in self.fields]
         self.width = len(self.fields)
         self.table = f'"{model._meta.db_table}" {alias}'
         self.select = ", ".join(f'{alias}."{f.column}"' for f in self.fields)
         self._converters: dict[str, list[tuple[int, list[Any], Any]]] = {}
+        self._plain: bool | None = None
 
     def _converters_for(self, using: str) -> list[tuple[int, list[Any], Any]]:
         """The (position, converters, expression) a queryset would apply, per connection."""
@@ -53,14 +57,36 @@ class ModelColumns:
             for convert in convs:
                 value = convert(value, col, connection)
             values[position] = value
-        return self.model.from_db(using, self.names, values)
+        if self._plain is None:
+            self._plain = _plain_init(self.model)
+        if not self._plain:
+            return self.model.from_db(using, self.names, values)
+        # What from_db's __init__ does for such a model, without its per-field loop: a list of
+        # a few hundred rows spent most of its time there (issue 33). Left-out columns are
+        # deferred, as from_db leaves them.
+        obj = self.model.__new__(self.model)
+        state = obj._state = ModelState()
+        state.adding = False
+        state.db = using
+        obj.__dict__.update(zip(self.names, values, strict=True))
+        return obj
+
+
+def _plain_init(model: type[Model]) -> bool:
+    """Whether `Model.__init__` only stores each value: every column's attribute is Django's
+    plain deferred one (a foreign key's id setter only drops a cached object, which a new
+    instance has not). Its init signals have no receiver: the project connects none (§3)
+    and tests/test_rows_lists.py holds that no installed app does."""
+    plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
+    return all(type(model.__dict__.get(f.attname)) in plain for f in model._meta.concrete_fields)
 
 
 @cache
-def columns(model: type[Model], alias: str) -> ModelColumns:
-    """The one `ModelColumns` of a model under an alias, shared by every statement that
-    selects it (its converters are looked up once per connection, not once per caller)."""
-    return ModelColumns(model, alias)
+def columns(model: type[Model], alias: str, defer: tuple[str, ...] = ()) -> ModelColumns:
+    """The one `ModelColumns` of a model under an alias (without the `defer` fields, left
+    deferred on the instances), shared by every statement that selects it (its converters
+    are looked up once per connection, not once per caller)."""
+    return ModelColumns(model, alias, defer)
 
 
 def fetch_one(sql: str, params: Sequence[Any], using: str = "default") -> tuple[Any, ...] | None:

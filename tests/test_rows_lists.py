@@ -1,0 +1,114 @@
+"""task_list and comments_list read with SQL written once (issue 33): each answer equals,
+byte for byte, the one the querysets they replaced gave, on projects with varied tasks,
+bindings, plans and comments of every state."""
+
+from __future__ import annotations
+
+import pytest
+from django.apps import apps
+from django.db.models import Q
+from django.db.models.signals import post_init, pre_init  # noqa: TID251 (asks only)
+
+from plans.services import plan_set
+from sessions import services as session_services
+from tasks import render_md, services
+from tasks.extensions import CallerRef
+from tasks.mcp_tasks import _task_list as task_list
+from tasks.models import Project, Task
+from tasks.selectors import get_project, get_task
+from tasks.selectors.tasks import LINE_DEFERRED, TaskListData, task_lines, with_project
+from tests.tasks.factories import ACTOR, make_project, make_task
+
+pytestmark = pytest.mark.django_db
+
+
+# --- the reads as they were before issue 33's rewrite ---------------------------------------
+
+
+def old_task_list(project: str, stage: str, include_done: bool, query: str) -> str:
+    proj = get_project(project)
+    wanted = stage.strip().lower() or None
+    rows = Task.objects.defer(*LINE_DEFERRED).filter(project=proj)
+    if wanted:
+        rows = rows.filter(stage=wanted)
+    text = query.strip()
+    if text:
+        rows = rows.filter(
+            Q(key__icontains=text)
+            | Q(title__icontains=text)
+            | Q(description__icontains=text)
+            | Q(progress__icontains=text)
+            | Q(next_step__icontains=text)
+        )
+    hidden = 0
+    if not include_done and wanted is None:
+        hidden = rows.filter(stage="done").count()
+        rows = rows.exclude(stage="done")
+    tasks = with_project(list(rows.order_by("number")), proj)
+    data = TaskListData(proj, task_lines(tasks), wanted, include_done, text or None, hidden)
+    return render_md.task_list_md(data)
+
+
+# --- a world with a bit of everything ---------------------------------------------------------
+
+
+def _world() -> tuple[Project, Project, list[Task]]:
+    session_services.session_touch(
+        session="alice", hook_session="4d7c0d3e-1f7b-4a53-9e55-0c4f2f1b7a10", actor="alice"
+    )
+    session_services.session_touch(session="bob", actor="bob")
+    a, b = make_project("lists-a"), make_project("lists-b")
+    tasks = [
+        make_task(a, "Plain"),
+        make_task(a, "Half 50% done_x", size="M", stage="dev", waiting_on="owner"),
+        make_task(a, "Tracked", tracker_ref="ABC-1", tracker_name="Jira", tracker_logged=True),
+        make_task(a, "Untracked name", tracker_ref="ABC-2", stage="review"),
+        make_task(a, "Deploy it", description="Deploy to the stand", stage="test"),
+        make_task(a, "Closed", stage="done", next_step="nothing"),
+        make_task(a, "Long next", next_step="Write the tests\nthen   ship " + "x" * 150),
+        make_task(b, "Other project", stage="live"),
+    ]
+    services.task_set_stage(key=tasks[6].key, stage="dev", actor=ACTOR)  # its next step: stale
+    plan_set(key=tasks[1].key, steps=["One", "Two"], actor=ACTOR)
+    session_services.task_bind_session(task=tasks[1], session="alice", actor=ACTOR)
+    session_services.task_bind_session(task=tasks[4], session="bob", actor=ACTOR)
+    for task in (tasks[1], tasks[4], tasks[7]):
+        first = services.owner_comment_add(key=task.key, body="Look at\n\nthis  ").obj
+        services.owner_comment_add(key=task.key, body="Unread")
+        services.comments_deliver(
+            comment_ids=[first.id], session_id=1, session_name="alice", via="x"
+        )
+        services.comment_add(
+            key=task.key, body="Done", in_reply_to=first.id, actor=CallerRef("alice")
+        )
+    services.comment_add(key=tasks[0].key, body="A question", actor=CallerRef("bob"))
+    return a, b, tasks
+
+
+def test_task_list_answers_equal_the_querysets_they_replace():
+    a, b, _ = _world()
+    for slug in (a.slug, b.slug):
+        for stage in ("", "dev", "done", "Plan"):
+            for include_done in (False, True):
+                for query in ("", "deploy", "50%", "done_x", "abc-", "\\", "nothing at all"):
+                    args = (slug, stage, include_done, query)
+                    assert task_list(*args) == old_task_list(*args), args
+    every = task_list(a.slug, "", True, "")
+    for part in ("session alice", "plan 0/2", "(stale)", "Jira ABC-1 ✓", "(not logged)", "## done"):
+        assert part in every, part
+
+
+def test_rows_build_instances_as_from_db_would():
+    """core.rows sets an instance's values without Model.__init__: right only while no init
+    signal has a receiver and every column attribute is a plain one, for every model."""
+    from core.rows import _plain_init
+
+    for model in apps.get_models():
+        assert not pre_init.has_listeners(model), model
+        assert not post_init.has_listeners(model), model
+        assert _plain_init(model), model
+    task = make_task(make_project("rows-init"), "Built", next_step="Go")
+    built = get_task(task.key)
+    fetched = Task.objects.get(pk=task.pk)
+    assert vars(built) | {"_state": None} == vars(fetched) | {"_state": None}
+    assert (built._state.adding, built._state.db) == (False, "default")
