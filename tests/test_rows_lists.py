@@ -4,17 +4,25 @@ bindings, plans and comments of every state."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.apps import apps
 from django.db.models import Q
 from django.db.models.signals import post_init, pre_init  # noqa: TID251 (asks only)
+from django.utils import timezone
 
 from plans.services import plan_set
 from sessions import services as session_services
+from sessions.models import ENDED
+from sessions.selectors import bound_sessions
 from tasks import render_md, services
 from tasks.extensions import CallerRef
+from tasks.mcp_comments import _list as comments_list
+from tasks.mcp_comments import comments_md
 from tasks.mcp_tasks import _task_list as task_list
-from tasks.models import Project, Task
+from tasks.models import COMMENT_OWNER, Comment, Project, Task
+from tasks.selectors import comments as sel
 from tasks.selectors import get_project, get_task
 from tasks.selectors.tasks import LINE_DEFERRED, TaskListData, task_lines, with_project
 from tests.tasks.factories import ACTOR, make_project, make_task
@@ -47,6 +55,41 @@ def old_task_list(project: str, stage: str, include_done: bool, query: str) -> s
     tasks = with_project(list(rows.order_by("number")), proj)
     data = TaskListData(proj, task_lines(tasks), wanted, include_done, text or None, hidden)
     return render_md.task_list_md(data)
+
+
+def old_recipients(tasks: list[Task]) -> dict[int, sel.Recipient]:
+    return {
+        task_id: sel.Recipient(
+            name=s.name,
+            session_id=s.id,
+            exact=bool(s.cc_exact and s.cc_session_id),
+            ended=s.hook_status == ENDED,
+        )
+        for task_id, s in bound_sessions(tasks).items()
+    }
+
+
+def old_comments_list(task: str, project: str, unread_only: bool) -> str:
+    found_task = get_task(task) if task else None
+    found_project = get_project(project) if project and not found_task else None
+    rows = Comment.objects.select_related("task", "task__project")
+    if found_task is not None:
+        rows, scope = rows.filter(task=found_task), found_task.key
+    elif found_project is not None:
+        rows, scope = rows.filter(task__project=found_project), f"project {found_project.slug}"
+    else:
+        scope = "all projects"
+    if unread_only:
+        rows = rows.filter(author_kind=COMMENT_OWNER, read_at__isnull=True)
+    newest = list(rows.order_by("-id")[: sel.LIST_MAX])
+    left_out = max(rows.count() - sel.LIST_MAX, 0)
+    by_task: dict[int, list[Comment]] = {}
+    for c in reversed(newest):
+        by_task.setdefault(c.task_id, []).append(c)
+    tasks = sorted({c.task_id: c.task for c in newest}.values(), key=lambda t: t.id)
+    found = old_recipients(tasks)
+    threads = [sel.TaskThread(t, found.get(t.id), by_task[t.id]) for t in tasks]
+    return comments_md(sel.CommentList(threads, scope, unread_only, left_out))
 
 
 # --- a world with a bit of everything ---------------------------------------------------------
@@ -96,6 +139,33 @@ def test_task_list_answers_equal_the_querysets_they_replace():
     every = task_list(a.slug, "", True, "")
     for part in ("session alice", "plan 0/2", "(stale)", "Jira ABC-1 ✓", "(not logged)", "## done"):
         assert part in every, part
+
+
+def test_comments_list_answers_equal_the_querysets_they_replace():
+    a, b, tasks = _world()
+    # More than LIST_MAX on one task of b, some of them read: the newest are shown.
+    now, older = timezone.now(), timezone.now() - timedelta(days=3)
+    Comment.objects.bulk_create(
+        Comment(
+            task=tasks[7],
+            author_kind=COMMENT_OWNER,
+            author_name="owner",
+            body=f"n{n}",
+            created_at=older,
+            read_at=now if n % 3 == 0 else None,
+            read_by="alice" if n % 6 == 0 else "",
+        )
+        for n in range(sel.LIST_MAX + 5)
+    )
+    scopes = [("", a.slug), ("", b.slug), ("", "")] + [(t.key, "") for t in tasks]
+    for task, project in scopes:
+        for unread_only in (False, True):
+            args = (task, project, unread_only)
+            assert comments_list(*args) == old_comments_list(*args), args
+    assert "8 older comment(s) not shown" in comments_list("", b.slug, False)
+    shown = comments_list("", a.slug, False)
+    for part in ("bound to alice", "bound to bob", "no session bound", "reply by", "to #"):
+        assert part in shown, part
 
 
 def test_rows_build_instances_as_from_db_would():

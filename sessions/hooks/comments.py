@@ -203,12 +203,14 @@ def recipients(tasks: list[Task]) -> dict[int, Recipient]:
     """{task id: the bound session as a Recipient}, in one query."""
     return {
         task_id: Recipient(
-            name=s.name,
-            session_id=s.id,
-            exact=bool(s.cc_exact and s.cc_session_id),
-            ended=s.hook_status == ENDED,
+            name=name,
+            session_id=session_id,
+            exact=bool(cc_exact and cc_session_id),
+            ended=hook_status == ENDED,
         )
-        for task_id, s in selectors.bound_sessions(tasks).items()
+        for task_id, (session_id, name, cc_exact, cc_session_id, hook_status) in (
+            selectors.bound_session_facts(tasks).items()
+        )
     }
 
 

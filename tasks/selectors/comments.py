@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
 from django.db.models import Count, Q
 from django.urls import reverse
@@ -208,6 +209,31 @@ def thread(task: Task) -> Thread:
 # --- comments_list (MCP) -------------------------------------------------------------------
 
 
+# A thread's head needs the task's key and title only: its other columns stay deferred.
+_LIST_TASK = columns(
+    Task,
+    "t",
+    tuple(f.name for f in Task._meta.concrete_fields if f.name not in ("id", "key", "title")),
+)
+
+
+@cache
+def _list_sql(on_task: bool, on_project: bool, unread_only: bool) -> tuple[str, str]:
+    """comments_list's rows (the newest LIST_MAX) and their count, written once per shape:
+    `select_related("task", "task__project")` built a project per comment, which no answer
+    reads, and compiling the querysets cost as much as running them (issue 33)."""
+    where = ['c."task_id" = %s'] if on_task else ['t."project_id" = %s'] if on_project else []
+    if unread_only:
+        where.append('c."author_kind" = %s AND c."read_at" IS NULL')
+    cond = f" WHERE {' AND '.join(where)}" if where else ""
+    joined = f'{_COMMENT.table} INNER JOIN {_LIST_TASK.table} ON t."id" = c."task_id"{cond}'
+    counted = joined if on_project else f"{_COMMENT.table}{cond}"
+    # Names from the models' metadata, values parameters: nothing here comes from a caller.
+    rows = f"SELECT {_COMMENT.select}, {_LIST_TASK.select} FROM {joined}"  # noqa: S608
+    count = f"SELECT COUNT(*) FROM {counted}"  # noqa: S608
+    return f'{rows} ORDER BY c."id" DESC LIMIT {LIST_MAX}', count
+
+
 @dataclass(frozen=True)
 class TaskThread:
     task: Task
@@ -229,19 +255,21 @@ def comment_list(
     """The comments of one task, of a project's tasks, or (neither) of every project.
 
     unread_only keeps the owner comments no agent acknowledged yet. At most LIST_MAX
-    comments, the newest, and how many were left out; four queries whatever the size.
+    comments, the newest, each with its task's key and title (no project), and how many were
+    left out; three queries whatever the size.
     """
-    rows = Comment.objects.select_related("task", "task__project")
+    params: list[object] = []
     if task is not None:
-        rows, scope = rows.filter(task=task), task.key
+        params, scope = [task.pk], task.key
     elif project is not None:
-        rows, scope = rows.filter(task__project=project), f"project {project.slug}"
+        params, scope = [project.pk], f"project {project.slug}"
     else:
         scope = "all projects"
     if unread_only:
-        rows = rows.filter(author_kind=COMMENT_OWNER, read_at__isnull=True)
-    newest = list(rows.order_by("-id")[:LIST_MAX])
-    left_out = max(rows.count() - LIST_MAX, 0)  # always counted: a fixed cost (issue 33)
+        params.append(COMMENT_OWNER)
+    list_sql, count_sql = _list_sql(task is not None, project is not None, unread_only)
+    newest = fetch_related(list_sql, params, _COMMENT, _LIST_TASK, "task")
+    left_out = max(fetch_one(count_sql, params)[0] - LIST_MAX, 0)  # type: ignore[index]
     by_task: dict[int, list[Comment]] = {}
     for c in reversed(newest):
         by_task.setdefault(c.task_id, []).append(c)
