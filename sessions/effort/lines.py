@@ -95,7 +95,9 @@ def _tasks_sql() -> str:
     times = ", ".join(
         f'CAST(e."{c}" AS TEXT)' if c == "as_of" else f'e."{c}"' for c in TIME_COLUMNS
     )
-    stages = ", ".join(f"json_extract(e.\"stage_seconds\", '$.{s}')" for s in STAGES)
+    stages = ", ".join(  # as floats, 0.0 for none yet: as Times.stage_seconds holds them
+        f"COALESCE(json_extract(e.\"stage_seconds\", '$.{s}'), 0) + 0.0" for s in STAGES
+    )
     return (
         f'SELECT {columns}, {times}, {stages} FROM "{task}" t '  # noqa: S608 - names from the models
         f'LEFT JOIN "{effort}" e ON e."task_id" = t."id" '
@@ -123,7 +125,7 @@ def _line(
             WIDTH:TIMES_END
         ]
         gap = (utc_now - datetime.fromisoformat(as_of)).total_seconds()
-        seconds = [float(v or 0.0) for v in values[TIMES_END:]]
+        seconds = list(values[TIMES_END:])  # floats already (_tasks_sql)
         if gap > 0:
             agent += gap * agents_open
             wall += gap if agents_open else 0.0
@@ -136,6 +138,8 @@ def _line(
         unpriced = () if usd is not None else (model,)
         usd = usd if usd is not None else 0.0
         tokens = c[2] + c[3] + c[4] + c[5]  # input, output and the caches: Tokens.total
+    elif not parts:
+        usd, unpriced, tokens = 0.0, (), 0
     else:
         usd = sum(c for _, _, c in parts if c is not None)
         unpriced = tuple(m for m, _, c in parts if c is None)

@@ -292,17 +292,16 @@ class EffortPage:
         return [row_html(row.view()) for row in self.rows]
 
 
-def _page_url(project: Project, name: str, query: str) -> str:
-    url = reverse(name, args=[project.slug])
+def _page_url(url: str, query: str) -> str:
     return f"{url}?{query}" if query else url
 
 
-def _heads(project: Project, f: Filters) -> dict[str, Head]:
+def _heads(page: str, f: Filters) -> dict[str, Head]:
     heads = {}
     for key, label in SORTS.items():
         current = f.sort == key
         order = ("asc" if f.order == "desc" else "desc") if current else "desc"
-        href = _page_url(project, "project_effort", f.query(sort=key, order=order, shown=SHOWN))
+        href = _page_url(page, f.query(sort=key, order=order, shown=SHOWN))
         aria = ("descending" if f.order == "desc" else "ascending") if current else ""
         heads[key] = Head(key, label, href, aria)
     return heads
@@ -315,7 +314,11 @@ def effort_page(project: Project, filters: Filters, now: datetime | None = None)
     since = filters.since(today)
     found = sorted_lines(project, filters, now)
     board = link_pattern("board", "slug")(project.slug)
-    page = "project_effort"
+    # Each URL reversed once: the page links itself ~18 times, and a reverse costs ~0.1 ms.
+    page, csv, region = (
+        reverse(name, args=[project.slug])
+        for name in ("project_effort", "project_effort_csv", "project_effort_region")
+    )
     more = len(found) > filters.shown
     capped = more and filters.shown >= SHOWN_MAX
     days = RANGE_DAYS[filters.range]
@@ -324,29 +327,27 @@ def effort_page(project: Project, filters: Filters, now: datetime | None = None)
         filters=filters,
         rows=[row_of(line, board, now) for line in found[: filters.shown]],
         count=len(found),
-        more_href=_page_url(
-            project, page, filters.query(shown=min(filters.shown + SHOWN, SHOWN_MAX))
-        )
+        more_href=_page_url(page, filters.query(shown=min(filters.shown + SHOWN, SHOWN_MAX)))
         if more and not capped
         else "",
         capped=capped,
         totals=totals(found),
-        heads=_heads(project, filters),
+        heads=_heads(page, filters),
         stages=[
             Choice(
                 stage_label(s) if s else "All",
-                _page_url(project, page, filters.query(stage=s, shown=SHOWN)),
+                _page_url(page, filters.query(stage=s, shown=SHOWN)),
                 filters.stage == s,
             )
             for s in ("", *STAGES)
         ],
         ranges=[
-            Choice(label, _page_url(project, page, filters.query(range=key)), filters.range == key)
+            Choice(label, _page_url(page, filters.query(range=key)), filters.range == key)
             for key, _, label in RANGES
         ],
         range_words=f"the last {days} days" if days else "all time",
         cost=page_charts.cost_chart(project, found, since, today, filters.stage),
         stage_bars=page_charts.stage_chart(found),
-        csv_href=_page_url(project, "project_effort_csv", filters.query(shown=SHOWN)),
-        region_href=_page_url(project, "project_effort_region", filters.query()),
+        csv_href=_page_url(csv, filters.query(shown=SHOWN)),
+        region_href=_page_url(region, filters.query()),
     )
