@@ -18,8 +18,9 @@
 2. Start a real `relaybay serve` on the folder and time GET requests over one keep-alive
    connection with the Bearer token: /healthz (the floor), the board's first page (the
    target's own page, for comparison), /p/<slug>/effort by default (30 days, by cost),
-   each sort, a stage filter, each range, every row shown (shown=2000), the live region
-   and the CSV (30 days and all time).
+   each sort, a stage filter, each range, every row asked for (shown=2000: a page shows
+   at most sessions.effort.page.SHOWN_MAX, 200), the live region and the CSV (30 days and
+   all time).
 
 Prints a table and asserts nothing. Run: .venv/bin/python bench/effort.py [N] [--home DIR]
 (N requests per row, default 40; seeding takes about a minute). With --home DIR the data
