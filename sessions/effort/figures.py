@@ -20,9 +20,9 @@ from django.utils import timezone
 
 from core import prices
 from sessions.effort.intervals import Times
-from sessions.models import ProcessCost, TaskBinding, TaskEffort, TokenUsage
+from sessions.models import ProcessCost, TaskBinding, TokenUsage
 from sessions.services.effort import effort_refresh, times_of
-from tasks.models import Project, Task
+from tasks.models import Task
 
 SUMMED = ("responses", "shared", "input", "output", "cache_write", "cache_read", "reasoning")
 
@@ -100,6 +100,17 @@ def cost_of(model: str, tokens: Tokens, table: Mapping[str, prices.Price]) -> fl
     return prices.cost({k: getattr(tokens, k) for k in prices.KINDS}, price)
 
 
+def summed(row: Mapping[str, int | None]) -> Tokens:
+    """The Tokens of a row annotated with the Sum of each SUMMED column."""
+    return Tokens(**{k: row[k] or 0 for k in SUMMED})
+
+
+def priced(model: str, tokens: Tokens, table: Mapping[str, prices.Price]) -> Cost:
+    """What these tokens of `model` cost, or that `model` has no price."""
+    usd = cost_of(model, tokens, table)
+    return Cost(usd or 0.0, () if usd is not None else (model,))
+
+
 def _usage(
     task_ids: list[int], since: date | None, until: date | None
 ) -> dict[int, dict[str, Tokens]]:
@@ -110,7 +121,7 @@ def _usage(
         rows = rows.filter(day__lte=until)
     found: dict[int, dict[str, Tokens]] = defaultdict(dict)
     for row in rows.values("task_id", "model").annotate(**{k: Sum(k) for k in SUMMED}):
-        found[row["task_id"]][row["model"]] = Tokens(**{k: row[k] or 0 for k in SUMMED})
+        found[row["task_id"]][row["model"]] = summed(row)
     return found
 
 
@@ -150,39 +161,6 @@ def effort(task: Task, *, now: datetime | None = None) -> Effort:
 
 
 @dataclass(frozen=True)
-class Total:
-    """A project's effort: its tasks' agent time, tokens and cost added up."""
-
-    tasks: int
-    agent_seconds: float
-    tokens: Tokens
-    cost: Cost
-
-
-def project_total(project: Project, *, now: datetime | None = None) -> Total:
-    """The project_snapshot line's figures, in three queries however many tasks."""
-    now = now or timezone.now()
-    rows = list(TaskEffort.objects.filter(task__project=project))
-    count = Task.objects.filter(project=project).count()
-    if len(rows) < count:  # tasks older than issue 31: replayed once
-        rows = list(effort_refresh(Task.objects.filter(project=project)).values())
-    agent = sum(times_of(row).grown(now).agent_seconds for row in rows)
-    table = price_table()
-    tokens, cost = Tokens(), Cost()
-    usage = (
-        TokenUsage.objects.filter(task__project=project)
-        .values("model")
-        .annotate(**{k: Sum(k) for k in SUMMED})
-    )
-    for row in usage:
-        part = Tokens(**{k: row[k] or 0 for k in SUMMED})
-        usd = cost_of(row["model"], part, table)
-        tokens += part
-        cost += Cost(usd or 0.0, () if usd is not None else (row["model"],))
-    return Total(count, agent, tokens, cost)
-
-
-@dataclass(frozen=True)
 class OwnFigure:
     """Claude Code's own total for a session's processes beside relaybay's for the same
     responses (all of the session's, whichever task they went to)."""
@@ -216,25 +194,5 @@ def own_figures(task: Task) -> list[OwnFigure]:
         .annotate(**{k: Sum(k) for k in SUMMED})
     )
     for row in rows:
-        tokens = Tokens(**{k: row[k] or 0 for k in SUMMED})
-        usd = cost_of(row["model"], tokens, table)
-        part = Cost(usd or 0.0, () if usd is not None else (row["model"],))
-        mine[row["session_id"]] = mine[row["session_id"]] + part
+        mine[row["session_id"]] += priced(row["model"], summed(row), table)
     return [OwnFigure(sessions[sid], float(usd), mine[sid]) for sid, usd in sorted(totals.items())]
-
-
-def per_day(
-    task_ids: list[int], since: date | None = None, until: date | None = None
-) -> dict[tuple[date, int], float]:
-    """{(day, task id): dollars} of the priced tokens: the cost-per-day chart's bars."""
-    rows = TokenUsage.objects.filter(task_id__in=task_ids)
-    if since is not None:
-        rows = rows.filter(day__gte=since)
-    if until is not None:
-        rows = rows.filter(day__lte=until)
-    table = price_table()
-    found: dict[tuple[date, int], float] = defaultdict(float)
-    for row in rows.values("day", "task_id", "model").annotate(**{k: Sum(k) for k in SUMMED}):
-        tokens = Tokens(**{k: row[k] or 0 for k in SUMMED})
-        found[(row["day"], row["task_id"])] += cost_of(row["model"], tokens, table) or 0.0
-    return found

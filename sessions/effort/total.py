@@ -15,7 +15,7 @@ from datetime import datetime
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from sessions.effort.figures import SUMMED, Cost, Tokens, cost_of, price_table
+from sessions.effort.figures import SUMMED, Cost, Tokens, price_table, priced, summed
 from sessions.models import TaskEffort, TokenUsage
 from sessions.services.effort import effort_refresh
 from tasks.models import Project, Task
@@ -54,10 +54,9 @@ def _tokens(project: Project) -> tuple[Tokens, Cost]:
         .annotate(**{k: Sum(k) for k in SUMMED})
     )
     for row in usage:
-        part = Tokens(**{k: row[k] or 0 for k in SUMMED})
-        usd = cost_of(row["model"], part, table)
+        part = summed(row)
         tokens += part
-        cost += Cost(usd or 0.0, () if usd is not None else (row["model"],))
+        cost += priced(row["model"], part, table)
     return tokens, cost
 
 
