@@ -67,4 +67,4 @@ def test_the_total_costs_the_same_queries_however_many_tasks(tasks: int) -> None
     project_total(project)
     with CaptureQueriesContext(connection) as queries:
         project_total(project)
-    assert len(queries) == 3
+    assert len(queries) == 2
