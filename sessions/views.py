@@ -23,7 +23,7 @@ from core import actor, flash
 from core.errors import DomainError, NotFound
 from core.responses import fragment, refused
 from core.security import owner_only
-from sessions import panels, services
+from sessions import panels, row_html, services
 from sessions.forms import parse_bind, parse_unbind
 from tasks.models import Project, Task
 from tasks.selectors import get_project, get_task
@@ -41,9 +41,11 @@ def _list_context(project: Project | None) -> dict[str, Any]:
         if project
         else reverse("sessions_rows")
     )
+    sessions = panels.session_rows(project)
     return {
         "project": project,
-        "sessions": panels.session_rows(project),
+        "sessions": sessions,
+        "rows_html": row_html.rows_html(sessions),
         "rows_url": rows_url,
         "limit": panels.SESSIONS_SHOWN,
     }
