@@ -182,3 +182,30 @@ def test_rows_build_instances_as_from_db_would():
     fetched = Task.objects.get(pk=task.pk)
     assert vars(built) | {"_state": None} == vars(fetched) | {"_state": None}
     assert (built._state.adding, built._state.db) == (False, "default")
+
+
+@pytest.mark.parametrize("window_days", [0, 3, 30])
+def test_snapshot_tasks_equal_the_queryset_they_replace(window_days: int) -> None:
+    from tasks.selectors.tasks import snapshot_tasks
+
+    project = make_project("snap")
+    tasks = [make_task(project, title=f"Task {i}") for i in range(6)]
+    now = timezone.now()
+    for i, task in enumerate(tasks[:4]):
+        services.task_set_stage(key=task.key, stage="done", actor=ACTOR)
+        Task.objects.filter(pk=task.pk).update(closed_at=now - timedelta(days=2 * i, hours=1))
+    make_task(make_project("other"), title="Elsewhere")
+    cutoff = now - timedelta(days=window_days)
+
+    got = snapshot_tasks(project, cutoff)
+
+    expected = list(
+        Task.objects.defer(*LINE_DEFERRED)
+        .filter(project=project)
+        .filter(~Q(stage="done") | Q(closed_at__gte=cutoff))
+        .order_by("number")
+    )
+    assert [t.key for t in got] == [t.key for t in expected]
+    assert [t.closed_at for t in got] == [t.closed_at for t in expected]
+    assert all(t.project is project for t in got)
+    assert len(got) == 2 + {0: 0, 3: 2, 30: 4}[window_days]

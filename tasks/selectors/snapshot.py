@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 
 from tasks import extensions
 from tasks.models import STAGES, Decision, Project, Task
 from tasks.rules import EffectiveRules, summary_line
 from tasks.selectors.projects import get_project, project_rules
-from tasks.selectors.tasks import LINE_DEFERRED, TaskLine, task_lines, with_project
+from tasks.selectors.tasks import TaskLine, snapshot_tasks, task_lines
 
 SNAPSHOT_DECISIONS = 20
 
@@ -43,15 +43,7 @@ def snapshot_data(slug: str) -> Snapshot:
     project = get_project(slug)
     rules = project_rules(project)
     cutoff = _done_cutoff()
-    tasks = with_project(
-        list(
-            Task.objects.defer(*LINE_DEFERRED)
-            .filter(project=project)
-            .filter(~Q(stage="done") | Q(closed_at__gte=cutoff))
-            .order_by("number")
-        ),
-        project,
-    )
+    tasks = snapshot_tasks(project, cutoff)
     counts = dict.fromkeys(STAGES, 0)
     for row in Task.objects.filter(project=project).values("stage").annotate(n=Count("id")):
         counts[row["stage"]] = row["n"]
