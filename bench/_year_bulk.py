@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from _year_seed import ACTOR, PROJECTS, prose, text
+from _year_words import ACTOR, PROJECTS, prose, text
 
 YEAR = timedelta(days=365)
 BATCH = 2_000

@@ -11,7 +11,6 @@ marker is missing, so an interrupted seeding continues and a finished folder is 
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import time
@@ -21,6 +20,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from _year_words import ACTOR, PROJECTS, text
+
 # YEAR_BENCH_SCALE=0.01 seeds a hundredth of everything: a quick check of the seeding.
 SCALE = float(os.environ.get("YEAR_BENCH_SCALE", "1"))
 
@@ -29,7 +30,6 @@ def _n(count: int) -> int:
     return max(int(count * SCALE), 1)
 
 
-PROJECTS = [f"year-{n}" for n in range(10)]
 MAIN = PROJECTS[0]
 # Per project: 2,000 tasks, most of them done over the year (20,000 in all).
 STAGES = {
@@ -43,7 +43,6 @@ DOCUMENTS, VERSIONS = _n(1_000), 5
 DECISIONS = _n(15_000)
 NOTES = max(_n(34_000), 1_100)  # documents + decisions + notes = 50,000 memory items
 COMMENTS = _n(5_000)
-ACTOR = "bench"
 # The bulk mix of the event log (kind: weight), after what the services wrote.
 MIX = {
     "session.status_changed": 26,
@@ -60,31 +59,6 @@ MIX = {
     "comment.read": 2,
     "plan.step_updated": 3,
 }
-VOCABULARY = (
-    "deploy cache checkout invoice ledger refund customer order shipping warehouse stock "
-    "price discount coupon balance report migration payment session queue retry timeout "
-    "index query page column board review test release rollback schema backup"
-)
-WORDS = tuple(VOCABULARY.split())
-
-
-def text(rng: random.Random, n: int) -> str:
-    """`n` real words: titles, next steps, the lines a person reads on the board."""
-    return " ".join(rng.choice(WORDS) for _ in range(n))
-
-
-# What memory items, reports and comments say: synthetic words whose frequencies follow
-# Zipf's law, as words in prose do, and now and then one real word (bench/search.py does
-# the same): a search for a real word meets a few hundred items, not all of them.
-SYNTHETIC = [f"w{n:x}" for n in range(8_000)]
-ZIPF = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(SYNTHETIC))))
-
-
-def prose(rng: random.Random, n: int) -> str:
-    picked = rng.choices(SYNTHETIC, cum_weights=ZIPF, k=n)
-    if rng.random() < 0.3:
-        picked[rng.randrange(n)] = rng.choice(WORDS)
-    return " ".join(picked)
 
 
 @contextmanager
