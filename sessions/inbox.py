@@ -25,12 +25,20 @@ WAITING_ORDER = 5  # first: an agent stands still until someone answers
 STUCK_ORDER = 6
 COLLIDING_ORDER = 7  # two agents changing the same files: before either undoes the other
 FORGOTTEN_ORDER = 55
+WAITING_ID = "agents-waiting"
+WAITING_SHOWN = 100  # the group lists at most this many waiting sessions
 
 
-def waiting_group() -> InboxGroup | None:
-    waiting = selectors.waiting_sessions()
+def waiting_group(limit: int | None = None) -> InboxGroup | None:
+    """The waiting sessions (at most WAITING_SHOWN); `limit` of them built and how many
+    there are, since the page shows its first rows only (issue 33)."""
+    wanted = WAITING_SHOWN if limit is None else min(limit, WAITING_SHOWN)
+    waiting = selectors.waiting_sessions(wanted)
     if not waiting:
         return None
+    total = None
+    if len(waiting) == wanted < WAITING_SHOWN:
+        total = min(selectors.waiting_count(), WAITING_SHOWN)
     now = timezone.now()
     sessions_page = reverse("sessions")
     rows = []
@@ -41,7 +49,9 @@ def waiting_group() -> InboxGroup | None:
             rows.append(task_row(w.tasks[0], detail, by=w.name))
         else:
             rows.append(InboxRow(title=w.name, href=sessions_page, detail=detail))
-    return InboxGroup(id="agents-waiting", title="Agents waiting for an answer", rows=tuple(rows))
+    return InboxGroup(
+        id=WAITING_ID, title="Agents waiting for an answer", rows=tuple(rows), total=total
+    )
 
 
 def colliding_group() -> InboxGroup | None:
@@ -81,7 +91,7 @@ def unlinked_group() -> InboxGroup | None:
 
 @plug_in_once
 def register() -> None:
-    extensions.register_inbox_group(WAITING_ORDER, waiting_group)
+    extensions.register_inbox_group(WAITING_ORDER, waiting_group, limited=WAITING_ID)
     extensions.register_inbox_group(STUCK_ORDER, stuck.stuck_group)
     extensions.register_inbox_group(COLLIDING_ORDER, colliding_group, touched.pair_count)
     extensions.register_inbox_group(FORGOTTEN_ORDER, forgotten.forgotten_group)

@@ -388,6 +388,11 @@ class WaitingSession:
     tasks: tuple[Task, ...]
 
 
+def waiting_count() -> int:
+    """How many sessions wait now (the Inbox group's total when it builds its first rows)."""
+    return Session.objects.filter(hook_status=WAITING).count()
+
+
 def waiting_sessions(limit: int = 100) -> list[WaitingSession]:
     """Sessions waiting now, the longest wait first, with their open bound tasks; two
     queries."""

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from sessions import inbox
 from sessions import services as session_services
@@ -128,6 +129,18 @@ def test_the_inbox_lists_waiting_agents_longest_first_with_their_task():
     assert first.title != second.title  # the earlier wait first
     hook("PostToolUse.Bash")
     assert [r.key for r in inbox.waiting_group().rows] == [""]
+
+
+def test_the_inbox_builds_the_waiting_rows_it_shows_and_counts_the_rest():
+    for n in range(3):
+        Session.objects.create(
+            name=f"w{n}", kind="hook", hook_status="waiting", created_at=timezone.now()
+        )
+    group = inbox.waiting_group(2)
+    assert group is not None
+    assert (len(group.rows), group.count) == (2, 3)
+    assert [r.title for r in group.rows] == [r.title for r in inbox.waiting_group().rows][:2]
+    assert inbox.waiting_group(5).count == 3
 
 
 def test_the_sessions_page_says_what_a_session_waits_on():
