@@ -229,15 +229,16 @@ def sessions_list(project: Project | None = None, limit: int = SESSIONS_SHOWN) -
     sessions = list(rows.order_by("-last_active", "-id")[:limit])
     refs: dict[int, list[TaskRef]] = {}
     if sessions:
+        # Three plain values a binding, not a binding, task and project each (issue 33).
         current = (
             TaskBinding.objects.filter(
                 unbound_at__isnull=True, session_id__in=[s.id for s in sessions]
             )
-            .select_related("task__project")
             .order_by("task_id")
+            .values_list("session_id", "task__key", "task__project__slug")
         )
-        for b in current:
-            refs.setdefault(b.session_id, []).append(TaskRef(b.task.key, b.task.project.slug))
+        for session_id, key, slug in current:
+            refs.setdefault(session_id, []).append(TaskRef(key, slug))
     return [
         SessionRow(
             id=s.id,

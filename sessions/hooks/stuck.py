@@ -150,6 +150,24 @@ def _stuck_repeats() -> dict[int, Repeat]:
         return {pk: r for pk, r in _repeats.snapshot().items() if r.stuck_at is not None}
 
 
+# What a stuck row shows and judges: not every column of four models for each working
+# binding (issue 33); anything else a caller reads of the task loads on access.
+_STUCK_COLUMNS = (
+    "task_id",
+    "session_id",
+    "bound_at",
+    "session__name",
+    "session__agent",
+    "session__hook_status",
+    "task__key",
+    "task__title",
+    "task__stage",
+    "task__project_id",
+    "task__project__slug",
+    "task__project__name",
+)
+
+
 def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
     """Sessions possibly stuck now, the oldest first: repeats not followed by progress, and
     working sessions whose open task has had no write for stuck_minutes. Two queries."""
@@ -162,6 +180,7 @@ def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
         return []
     bindings = (
         TaskBinding.objects.select_related("session", "task__project")
+        .only(*_STUCK_COLUMNS)
         .filter(session_id__in=wanted, unbound_at__isnull=True)
         .exclude(task__stage="done")
         .annotate(wrote=_last_progress())
