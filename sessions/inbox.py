@@ -92,7 +92,9 @@ def unlinked_group() -> InboxGroup | None:
 @plug_in_once
 def register() -> None:
     extensions.register_inbox_group(WAITING_ORDER, waiting_group, limited=WAITING_ID)
-    extensions.register_inbox_group(STUCK_ORDER, stuck.stuck_group)
+    extensions.register_inbox_group(STUCK_ORDER, stuck.stuck_group, limited=stuck.GROUP_ID)
     extensions.register_inbox_group(COLLIDING_ORDER, colliding_group, touched.pair_count)
-    extensions.register_inbox_group(FORGOTTEN_ORDER, forgotten.forgotten_group)
+    extensions.register_inbox_group(
+        FORGOTTEN_ORDER, forgotten.forgotten_group, limited=forgotten.GROUP_ID
+    )
     extensions.register_inbox_group(ORDER, unlinked_group)

@@ -30,6 +30,7 @@ from sessions.models import ENDED, WORKING, Session, TaskBinding, named_with_age
 from tasks.extensions import InboxGroup, InboxRow
 
 SHOWN = 100
+GROUP_ID = "forgotten-sessions"
 
 
 @dataclass(frozen=True)
@@ -70,23 +71,28 @@ def forgotten_sessions(now: datetime | None = None) -> list[Forgotten]:
     return sorted(found.values(), key=lambda f: f.since)
 
 
-def forgotten_group() -> InboxGroup | None:
+def forgotten_group(limit: int | None = None) -> InboxGroup | None:
+    """The group with `limit` of its rows built (None: all) and how many there are: the
+    page shows its first rows only (issue 33)."""
     forgotten = forgotten_sessions()
     if not forgotten:
         return None
+    sessions_page = reverse("sessions")
     rows = []
-    for f in forgotten:
+    for f in forgotten[:limit]:
         s = f.session
         desktop = selectors.desktop_link(s) or ""
         where = "open it in desktop, or " if desktop else ""
         rows.append(
             InboxRow(
                 title=named_with_agent(s.title or s.name, s.agent),
-                href=desktop or reverse("sessions"),
+                href=desktop or sessions_page,
                 detail=f"{f.reason} · {where}bind it from a task's Session panel",
                 project=s.project.name if s.project_id and s.project else "",
                 action_url=reverse("session_dismiss", args=[s.pk]),
                 action_label="Dismiss",
             )
         )
-    return InboxGroup(id="forgotten-sessions", title="Forgotten sessions", rows=tuple(rows))
+    return InboxGroup(
+        id=GROUP_ID, title="Forgotten sessions", rows=tuple(rows), total=len(forgotten)
+    )

@@ -43,6 +43,7 @@ from tasks.selectors.inbox import task_row
 
 ORDER = 90  # last of the PreToolUse providers: it adds no line
 CHIP = "chip-agent-stuck"
+GROUP_ID = "possibly-stuck"
 KINDS = frozenset({ev.PRE_TOOL})
 STATE_MAX = 10_000
 LONG_WORK = "working"  # how a long-work reason starts (sessions/sweep.py tells them apart)
@@ -216,16 +217,18 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
     return extras
 
 
-def stuck_group() -> InboxGroup | None:
+def stuck_group(limit: int | None = None) -> InboxGroup | None:
+    """The group with `limit` of its rows built (None: all) and how many there are: the
+    page shows its first rows only (issue 33)."""
     stuck = stuck_sessions()
     if not stuck:
         return None
     now = timezone.now()
     rows = []
-    for s in stuck:
+    for s in stuck[:limit]:
         by = named_with_agent(s.session, s.agent)
         rows.append(task_row(s.task, f"{s.reason} · since {ago(s.since, now)}", by=by))
-    return InboxGroup(id="possibly-stuck", title="Possibly stuck", rows=tuple(rows))
+    return InboxGroup(id=GROUP_ID, title="Possibly stuck", rows=tuple(rows), total=len(stuck))
 
 
 @plug_in_once

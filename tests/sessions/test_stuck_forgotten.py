@@ -171,6 +171,18 @@ def test_a_session_idle_for_a_day_is_forgotten_and_a_bound_working_one_is_not():
     assert row.detail.startswith("idle since 1 d ago, not ended")
 
 
+def test_the_inbox_builds_the_forgotten_rows_it_shows_and_counts_the_rest():
+    old = timezone.now() - timedelta(hours=30)
+    for n in range(3):
+        Session.objects.create(name=f"f{n}", kind="hook", hook_status="idle", created_at=old)
+    whole = forgotten.forgotten_group()
+    first = forgotten.forgotten_group(2)
+    assert whole is not None
+    assert first is not None
+    assert (len(first.rows), first.count, whole.count) == (2, 3, 3)
+    assert first.rows == whole.rows[:2]
+
+
 def test_dismiss_marks_the_session_ended_and_it_leaves_the_inbox():
     hook_event(payload=payload("Stop.first", session_id=CC_ID))
     session = Session.objects.get(cc_session_id=CC_ID)
