@@ -93,6 +93,28 @@ def daphne_child(script: Path, flag: str) -> Iterator[object]:
         proc.wait(10)
 
 
+def seed_in_child(script: str, home: Path) -> None:
+    """Run `script --seed home` in a child with the server's settings (RELAYBAY_HOME is the
+    folder): the seeding benches write through the services as the server would."""
+    from tests.support.server import clean_env
+
+    env = clean_env(RELAYBAY_HOME=str(home), DJANGO_SETTINGS_MODULE="relaybay_site.settings")
+    root = Path(__file__).resolve().parent.parent
+    path = str(Path(script).resolve())
+    subprocess.run([sys.executable, path, "--seed", str(home)], env=env, cwd=root, check=True)
+
+
+def kept_home(argv: list[str], requests: int) -> tuple[Path | None, int]:
+    """`[N] [--home DIR]`: the folder to keep and reuse (None: a temporary one) and the
+    number of requests a row."""
+    keep = None
+    if "--home" in argv:
+        at = argv.index("--home")
+        keep = Path(argv[at + 1]).resolve()
+        argv = argv[:at] + argv[at + 2 :]
+    return keep, int(argv[0]) if argv else requests
+
+
 def percentile(samples: Sequence[float], p: float) -> float:
     """Nearest-rank percentile (p in 0..100) of unsorted samples."""
     ordered = sorted(samples)

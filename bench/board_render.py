@@ -36,7 +36,6 @@ from __future__ import annotations
 import http.client
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,9 +43,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ms, percentile, table
+from _common import kept_home, ms, percentile, seed_in_child, table
 
-from tests.support.server import RelaybayServer, clean_env
+from tests.support.server import RelaybayServer
 
 SLUG = "big-shop"
 OPEN_SLUG = "open-shop"
@@ -64,14 +63,7 @@ BOUND_KIB = 300
 
 def seed(home: Path) -> None:
     """Create the project, tasks, bindings and events in `home` (see the module doc)."""
-    env = clean_env(RELAYBAY_HOME=str(home), DJANGO_SETTINGS_MODULE="relaybay_site.settings")
-    root = Path(__file__).resolve().parent.parent
-    subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--seed", str(home)],
-        env=env,
-        cwd=root,
-        check=True,
-    )
+    seed_in_child(__file__, home)
 
 
 def _seed_child(home: Path) -> None:
@@ -226,12 +218,7 @@ def timed(
 
 
 def main(argv: list[str]) -> None:
-    keep = None
-    if "--home" in argv:
-        at = argv.index("--home")
-        keep = Path(argv[at + 1]).resolve()
-        argv = argv[:at] + argv[at + 2 :]
-    count = int(argv[0]) if argv else REQUESTS
+    keep, count = kept_home(argv, REQUESTS)
     with tempfile.TemporaryDirectory(prefix="relaybay-bench-board-") as tmp:
         home = keep or Path(tmp) / "home"
         home.mkdir(parents=True, exist_ok=True)

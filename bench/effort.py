@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,10 +39,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ms, percentile, table
+from _common import kept_home, ms, percentile, seed_in_child, table
 from board_render import timed
 
-from tests.support.server import RelaybayServer, clean_env
+from tests.support.server import RelaybayServer
 
 SLUG = "effort-shop"
 TASKS = {"plan": 200, "dev": 200, "review": 150, "test": 150, "live": 100, "done": 1200}
@@ -59,14 +58,7 @@ TARGET_MS = 100.0
 
 def seed(home: Path) -> None:
     """Create the project, tasks, bindings and token counts in `home` (see the module doc)."""
-    env = clean_env(RELAYBAY_HOME=str(home), DJANGO_SETTINGS_MODULE="relaybay_site.settings")
-    root = Path(__file__).resolve().parent.parent
-    subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--seed", str(home)],
-        env=env,
-        cwd=root,
-        check=True,
-    )
+    seed_in_child(__file__, home)
 
 
 def _seed_child() -> None:
@@ -194,12 +186,7 @@ def _bulk(rng: random.Random) -> tuple[int, int]:
 
 def main(argv: list[str]) -> None:
     """Seed (once per folder), start the server, time each request and print the table."""
-    keep = None
-    if "--home" in argv:
-        at = argv.index("--home")
-        keep = Path(argv[at + 1]).resolve()
-        argv = argv[:at] + argv[at + 2 :]
-    count = int(argv[0]) if argv else REQUESTS
+    keep, count = kept_home(argv, REQUESTS)
     page = f"/p/{SLUG}/effort"
     paths = [
         ("floor: /healthz", "/healthz"),

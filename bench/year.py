@@ -42,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import daphne_child, ms, percentile, table
+from _common import daphne_child, kept_home, ms, percentile, seed_in_child, table
 from board_render import cpu_seconds, timed
 
 from tests.support.mcp_client import mcp_client, text_of
@@ -57,13 +57,8 @@ START_TARGET_S = 1.5
 
 
 def seed(home: Path) -> None:
-    env = clean_env(RELAYBAY_HOME=str(home), DJANGO_SETTINGS_MODULE="relaybay_site.settings")
-    subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--seed", str(home)],
-        env=env,
-        cwd=HERE.parent,
-        check=True,
-    )
+    """Seed `home` in a child with the server's settings (see the module doc)."""
+    seed_in_child(__file__, home)
 
 
 def facts(home: Path) -> dict[str, Any]:
@@ -300,12 +295,7 @@ def start_seconds(home: Path) -> float:
 
 
 def main(argv: list[str]) -> None:
-    keep = None
-    if "--home" in argv:
-        at = argv.index("--home")
-        keep = Path(argv[at + 1]).resolve()
-        argv = argv[:at] + argv[at + 2 :]
-    count = int(argv[0]) if argv else REQUESTS
+    keep, count = kept_home(argv, REQUESTS)
     with tempfile.TemporaryDirectory(prefix="relaybay-bench-year-") as tmp:
         home = keep or Path(tmp) / "home"
         home.mkdir(parents=True, exist_ok=True)
