@@ -83,3 +83,11 @@ def say(session: Session, *lines: dict[str, Any] | str) -> None:
 
 def bind(task: Task, session: Session) -> None:
     services.task_bind_session(task=task, session=session.name, actor="tester")
+
+
+def counted(session: Session, roots: Roots) -> None:
+    """Read the session's transcript to its end, step by step, as the worker would."""
+    from sessions.services import effort
+
+    while effort.transcript_read(session_id=session.id, roots=roots).more:
+        pass

@@ -13,23 +13,12 @@ from core.config import load_config
 from sessions.effort import figures, words
 from sessions.effort.paths import Roots
 from sessions.models import TaskEffort
-from sessions.services import effort
 from tasks import services as task_services
 from tasks.extensions import project_lines, task_sections
-from tests.sessions.effort_support import assistant, bind, claude_session, roots_in, say
+from tests.sessions.effort_support import assistant, bind, claude_session, counted, say
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def roots(tmp_path: Path) -> Roots:
-    return roots_in(tmp_path)
-
-
-def counted(session, roots: Roots) -> None:
-    while effort.transcript_read(session_id=session.id, roots=roots).more:
-        pass
 
 
 def test_each_time_event_steps_the_tally_and_a_replay_agrees(roots: Roots) -> None:

@@ -14,15 +14,10 @@ from sessions.effort.paths import Roots
 from sessions.effort.reader import open_plain
 from sessions.models import ProcessCost, TaskBinding, TokenUsage, TranscriptCursor
 from sessions.services import effort
-from tests.sessions.effort_support import assistant, bind, claude_session, roots_in, say
+from tests.sessions.effort_support import assistant, bind, claude_session, say
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def roots(tmp_path: Path) -> Roots:
-    return roots_in(tmp_path)
 
 
 def read(session, roots: Roots, **kw) -> effort.ReadResult:

@@ -5,7 +5,6 @@ older than its time row replayed once, and the same queries for 3 tasks or 30.""
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -16,21 +15,10 @@ from sessions.effort import figures
 from sessions.effort.paths import Roots
 from sessions.effort.total import project_total
 from sessions.models import TaskEffort
-from sessions.services import effort
-from tests.sessions.effort_support import assistant, bind, claude_session, roots_in, say
+from tests.sessions.effort_support import assistant, bind, claude_session, counted, say
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def roots(tmp_path: Path) -> Roots:
-    return roots_in(tmp_path)
-
-
-def counted(session, roots: Roots) -> None:
-    while effort.transcript_read(session_id=session.id, roots=roots).more:
-        pass
 
 
 def test_the_total_is_the_sum_of_every_tasks_effort(roots: Roots) -> None:

@@ -11,7 +11,6 @@ import io
 import re
 from datetime import timedelta
 from html import unescape
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -24,10 +23,9 @@ from sessions.effort import page as effort_page
 from sessions.effort.paths import Roots
 from sessions.effort.row_html import row_html
 from sessions.models import Session, TaskBinding, TaskEffort
-from sessions.services import effort
 from tasks import live_refresh
 from tasks.models import Task
-from tests.sessions.effort_support import assistant, bind, claude_session, roots_in, say
+from tests.sessions.effort_support import assistant, bind, claude_session, counted, say
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -40,16 +38,6 @@ def web(client):
     """The test client signed in with the board cookie."""
     client.cookies[COOKIE_NAME] = tokens.cookie_value(current_token())
     return client
-
-
-@pytest.fixture
-def roots(tmp_path: Path) -> Roots:
-    return roots_in(tmp_path)
-
-
-def counted(session: Session, roots: Roots) -> None:
-    while effort.transcript_read(session_id=session.id, roots=roots).more:
-        pass
 
 
 def worked(
