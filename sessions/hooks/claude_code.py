@@ -24,7 +24,14 @@ from sessions.hooks import event as ev
 from sessions.hooks import service
 from sessions.hooks.answer import HookAnswer
 from sessions.hooks.event import HookEvent, Host, Notice, TodoChange, TodoItem, Tool
-from sessions.hooks.payload import context_answer, first_line, mapping, text, waits_on
+from sessions.hooks.payload import (
+    context_answer,
+    first_line,
+    mapping,
+    shell_or_mcp_tool,
+    text,
+    waits_on,
+)
 from sessions.models import Session
 from tasks.models import Event
 
@@ -90,12 +97,8 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
 def _tool(payload: Mapping[str, Any]) -> Tool:
     name = text(payload, "tool_name")
     given = mapping(payload, "tool_input")
-    if name == "Bash":
-        command = text(given, "command")
-        return Tool(name, ev.SHELL, given, command=command, waits_on=command)
-    if name.startswith("mcp__"):
-        server, _, tool = name[len("mcp__") :].partition("__")
-        return Tool(name, ev.MCP, given, mcp_server=server, mcp_tool=tool)
+    if (shared := shell_or_mcp_tool(name, given)) is not None:
+        return shared
     if name in ASKING_TOOLS:
         return Tool(name, ev.ASKS, given, waits_on=_asks(name, given))
     kind = ev.EDIT if name in EDIT_TOOLS else ev.OTHER

@@ -31,7 +31,7 @@ from typing import Any
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
-from sessions.hooks.payload import context_answer, mapping, text, waits_on
+from sessions.hooks.payload import context_answer, mapping, shell_or_mcp_tool, text, waits_on
 
 AGENT = "codex"
 TITLE = "Codex"
@@ -88,12 +88,8 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
 def _tool(payload: Mapping[str, Any]) -> Tool:
     name = text(payload, "tool_name")
     given = mapping(payload, "tool_input")
-    if name == "Bash":
-        command = text(given, "command")
-        return Tool(name, ev.SHELL, given, command=command, waits_on=command)
-    if name.startswith("mcp__"):
-        server, _, tool = name[len("mcp__") :].partition("__")
-        return Tool(name, ev.MCP, given, mcp_server=server, mcp_tool=tool)
+    if (shared := shell_or_mcp_tool(name, given)) is not None:
+        return shared
     if name in ASKING_TOOLS:
         asks = text(given, "question") or text(given, "prompt") or "your input"
         return Tool(name, ev.ASKS, given, waits_on=asks)

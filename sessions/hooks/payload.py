@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sessions.hooks import event as ev
+from sessions.hooks.event import Tool
+
 
 def text(payload: Mapping[str, Any], key: str) -> str:
     """A string field, or "" when it is missing or not a string."""
@@ -42,3 +45,16 @@ def context_answer(name: str, output: Mapping[str, Any]) -> dict[str, Any] | Non
     if not output:
         return None
     return {"hookSpecificOutput": {"hookEventName": name, **output}}
+
+
+def shell_or_mcp_tool(name: str, given: Mapping[str, Any]) -> Tool | None:
+    """The tools both CLIs name alike (Codex copied Claude Code's hook shapes): "Bash" with
+    its command, and "mcp__<server>__<tool>"; None for any other name, which each adapter
+    reads its own way."""
+    if name == "Bash":
+        command = text(given, "command")
+        return Tool(name, ev.SHELL, given, command=command, waits_on=command)
+    if name.startswith("mcp__"):
+        server, _, tool = name[len("mcp__") :].partition("__")
+        return Tool(name, ev.MCP, given, mcp_server=server, mcp_tool=tool)
+    return None
