@@ -77,6 +77,12 @@ def kept_typed(exc: Exception | None, typed: str) -> str:
     return masked(exc.hide(typed) if isinstance(exc, SecretRefused) else typed)
 
 
+def holds_token(text: str) -> bool:
+    """Whether the text has a token shape the database would refuse: a caller that may drop
+    a value (a path seen in a hook) leaves it out instead of failing the write."""
+    return next(iter(_tokens(text)), None) is not None
+
+
 def masked(text: str) -> str:
     """The text with every token shape replaced by ***: what a refusal may say back."""
     for token in sorted({t for _, t in _tokens(text)}, key=len, reverse=True):

@@ -19,6 +19,7 @@ from typing import Any
 
 import regex
 
+from core.no_secrets import holds_token
 from sessions.hooks import event as ev
 
 PATH_KEYS = ("file_path", "notebook_path")
@@ -57,6 +58,8 @@ def in_repository(paths: Iterable[str], cwd: str, root: str) -> list[str]:
     for path in paths:
         if len(path) > PATH_MAX or any(c < " " or c == "\x7f" for c in path):
             continue  # not a path a person would name: it never reaches another agent
+        if holds_token(path):
+            continue  # a secret's shape is never kept, not even as a file's name
         if not os.path.isabs(path):
             if not cwd or not os.path.isabs(cwd):
                 continue

@@ -168,3 +168,13 @@ def test_nothing_but_paths_is_kept(shop) -> None:
     assert sorted(TouchedPath.objects.values_list("path", flat=True)) == ["src/a.py", "src/a.py"]
     assert Collision.objects.get().path == "src/a.py"
     assert not any("MUST-NOT" in text for text in kept)
+
+
+def test_a_path_shaped_like_a_secret_is_left_out_not_refused(shop, caplog) -> None:
+    alice, bob = agent("alice", shop), agent("bob", shop)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    for session in (alice, bob):
+        hook(session, tool_name="Write", tool_input={"file_path": f"src/{token}.py"})
+    assert not TouchedPath.objects.exists()
+    assert not Collision.objects.exists()
+    assert "failed" not in caplog.text  # no provider fell over on the database's refusal
