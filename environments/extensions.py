@@ -25,7 +25,7 @@ INBOX_ORDER = 70  # after Agent replies (60), before Policy proposals (80): §2 
 
 def snapshot_lines(project: Project) -> list[str]:
     """project_snapshot: one line per environment after the description (§7 MCP)."""
-    if not project.environments.exists():  # one query for a project without stands
+    if not selectors.has_stands(project):  # one query for a project without stands
         return []
     data = selectors.stands_map(project)
     return ["Environments (read environments_get before touching a server):"] + [

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.rows import rows_where
+from core.rows import columns, fetch_all, has_rows, rows_where
 from environments.levels import Level, Stand, resolve_all
 from environments.models import PENDING, Environment, EnvironmentAccess, EnvironmentProposal
 from policy import selectors as policy_selectors
@@ -40,6 +40,21 @@ class StandsMap:
     stands: tuple[StandView, ...]
 
 
+_ACCESS = columns(EnvironmentAccess, "a")
+# The access entries of a project's environments in map order, what
+# `EnvironmentAccess.objects.filter(environment__in=…).order_by(…)` asked, written once: the
+# guard reads them on every PreToolUse and project_snapshot on every call (issues 18, 33).
+_ENTRIES_SQL = (
+    f"SELECT {_ACCESS.select} FROM {_ACCESS.table} "  # noqa: S608
+    f'INNER JOIN "{Environment._meta.db_table}" e ON e."id" = a."environment_id" '
+    'WHERE e."project_id" = %s ORDER BY a."environment_id", a."position", a."id"'
+)
+
+
+def has_stands(project: Project) -> bool:
+    return has_rows(Environment, "project", project.pk)
+
+
 def stands_map(project: Project) -> StandsMap:
     """The project's map: its preset and guard mode, and every environment in order."""
     project_effective = policy_selectors.effective_for(project)
@@ -50,8 +65,8 @@ def stands_map(project: Project) -> StandsMap:
     environments = rows_where(Environment, "project", project.pk, ("position", "id"))
     entries: dict[int, list[EnvironmentAccess]] = {}
     if environments:
-        rows = EnvironmentAccess.objects.filter(environment__in=environments)
-        for entry in rows.order_by("environment_id", "position", "id"):
+        for row in fetch_all(_ENTRIES_SQL, [project.pk]):
+            entry = _ACCESS.build(row)
             entries.setdefault(entry.environment_id, []).append(entry)
     for env in environments:
         effective = policy_selectors.effective_for(project, env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from core.links import link_pattern
@@ -9,6 +10,7 @@ from plans import render_md, selectors
 from tasks.extensions import (
     CardBadge,
     CardExtra,
+    LineTask,
     plug_in_once,
     register_card_extras,
     register_move_facts,
@@ -27,13 +29,13 @@ def task_section(task: Task) -> str:
     return render_md.plan_md(task, steps, selectors.summarize(task, steps), full=False)
 
 
-def line_suffixes(tasks: list[Task]) -> dict[int, str]:
+def line_suffixes(tasks: Sequence[LineTask]) -> dict[int, str]:
     """ " · plan 2/5 (draft)" on project_snapshot / task_list lines, one query per list."""
-    result = {}
-    for task_id, s in selectors.plan_summaries(tasks).items():
-        draft = " (draft)" if s.status == "draft" else ""
-        result[task_id] = f"plan {s.done}/{s.total}{draft}"
-    return result
+    drafts = {t.id for t in tasks if t.plan_status == "draft"}
+    return {
+        task_id: f"plan {done}/{total}" + (" (draft)" if task_id in drafts else "")
+        for task_id, (done, total) in selectors.step_counts(tasks).items()
+    }
 
 
 def badge_parts(s: selectors.PlanSummary) -> tuple[tuple[str, str], ...]:

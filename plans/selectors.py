@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import F
 
-from core.rows import has_rows, rows_where
+from core.rows import fetch_all, has_rows, rows_where
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
+from tasks.extensions import LineTask
 from tasks.models import Task
 
 
@@ -62,18 +65,21 @@ def summarize(task: Task, steps: list[PlanStep]) -> PlanSummary:
     )
 
 
-def plan_summaries(tasks: list[Task]) -> dict[int, PlanSummary]:
-    """{task id: summary} for the tasks that have a plan, in at most one query."""
-    # plan_status is "none" exactly when a task has no steps, so a list without plans
-    # costs no query at all.
-    with_plan = [t for t in tasks if t.plan_status != "none"]
-    if not with_plan:
+# Done and all steps of each task of a list, its ids one JSON array: the same text whatever
+# their number, written once (issue 33: a list line needs the two counts, not the steps).
+_COUNTS_SQL = (
+    f'SELECT "task_id", SUM("status" = \'{DONE}\'), COUNT(*) FROM "{PlanStep._meta.db_table}" '  # noqa: S608
+    'WHERE "task_id" IN (SELECT value FROM json_each(%s)) GROUP BY 1'
+)
+
+
+def step_counts(tasks: Sequence[LineTask]) -> dict[int, tuple[int, int]]:
+    """{task id: (done steps, steps)} for the tasks that have a plan, in at most one query."""
+    # plan_status is "none" exactly when a task has no steps: a list without plans asks nothing.
+    ids = [int(t.id) for t in tasks if t.plan_status != "none"]
+    if not ids:
         return {}
-    by_task: dict[int, list[PlanStep]] = {}
-    rows = PlanStep.objects.filter(task_id__in=[t.id for t in with_plan])
-    for step in rows.order_by("task_id", "position"):
-        by_task.setdefault(step.task_id, []).append(step)
-    return {t.id: summarize(t, by_task[t.id]) for t in with_plan if t.id in by_task}
+    return {row[0]: (row[1], row[2]) for row in fetch_all(_COUNTS_SQL, [json.dumps(ids)])}
 
 
 def card_summaries(tasks: list[Task]) -> dict[int, tuple[str, PlanSummary]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core import actor
 from sessions import render_md, selectors, services
 from sessions.effort import figures, words
@@ -10,6 +12,7 @@ from sessions.services.effort import track_time
 from tasks.events import register_event_observer
 from tasks.extensions import (
     Caller,
+    LineTask,
     plug_in_once,
     register_caller_resolver,
     register_move_facts,
@@ -63,7 +66,7 @@ def project_effort_lines(project: Project) -> list[str]:
     return [words.total_line(total)] if total.tasks else []
 
 
-def task_line_suffixes(tasks: list[Task]) -> dict[int, str]:
+def task_line_suffixes(tasks: Sequence[LineTask]) -> dict[int, str]:
     """The " · session <name>" suffix of each bound task in a list, in one query."""
     return {
         task_id: f" · session {name}"

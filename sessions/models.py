@@ -294,6 +294,9 @@ class ProcessCost(models.Model):
         ]
 
 
+EFFORT_TOTAL_INDEX = "effort_total_figures"
+
+
 class TaskEffort(models.Model):
     """A task's time figures as of its last time event (sessions/effort/intervals.py).
 
@@ -316,6 +319,15 @@ class TaskEffort(models.Model):
     sessions = models.PositiveIntegerField(default=0)
     turns = models.PositiveIntegerField(default=0)
     state = models.JSONField(default=dict)
+
+    class Meta:
+        indexes = [
+            # project_snapshot's total reads these four of each task's row from the index
+            # alone, not the row with its kilobyte of state (sessions/effort/total.py).
+            models.Index(
+                fields=["task", "agents_open", "agent_seconds", "as_of"], name=EFFORT_TOTAL_INDEX
+            )
+        ]
 
 
 # --- sessions that know about each other (issue 32) ---------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,6 +25,7 @@ from sessions.models import (
     named_with_agent,
 )
 from tasks import selectors as tasks_selectors
+from tasks.extensions import LineTask
 from tasks.models import Project, Task
 
 
@@ -119,11 +121,11 @@ _RECIPIENT_SQL = _BOUND_SQL.format(
 )
 
 
-def _task_ids(tasks: list[Task]) -> str:
+def _task_ids(tasks: Sequence[LineTask]) -> str:
     return json.dumps([int(t.id) for t in tasks])
 
 
-def bound_session_names(tasks: list[Task]) -> dict[int, str]:
+def bound_session_names(tasks: Sequence[LineTask]) -> dict[int, str]:
     """{task id: the bound session's name}, one query of two columns: a task list's
     suffixes need the name only, and building each binding and session cost task_list a
     third of its time at 160 open tasks (issue 33)."""

@@ -8,7 +8,7 @@ small functions here in their AppConfig.ready(); tasks calls whatever is registe
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -52,7 +52,19 @@ type Actor = str | CallerRef
 CallerResolver = Callable[..., Caller]
 TaskSection = Callable[["Task"], str | None]
 TaskFacts = Callable[["Task"], dict[str, Any]]
-TaskLineSuffixes = Callable[[list["Task"]], dict[int, str]]
+
+
+class LineTask(Protocol):
+    """What a task line's suffix may read of its task: a Task, or the plain line project_snapshot
+    and task_list build from its row (tasks.selectors.TaskLine)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def plan_status(self) -> str: ...
+
+
+TaskLineSuffixes = Callable[[Sequence[LineTask]], dict[int, str]]
 ProjectLines = Callable[["Project"], list[str]]
 
 _caller_resolver: CallerResolver | None = None
@@ -170,7 +182,7 @@ def register_task_line_suffix(order: int, fn: TaskLineSuffixes) -> None:
     _line_suffixes.sort(key=lambda item: item[0])
 
 
-def task_line_suffixes(tasks: list[Task]) -> dict[int, list[str]]:
+def task_line_suffixes(tasks: Sequence[LineTask]) -> dict[int, list[str]]:
     result: dict[int, list[str]] = {t.id: [] for t in tasks}
     for _, fn in _line_suffixes:
         for task_id, text in fn(tasks).items():

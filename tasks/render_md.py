@@ -46,7 +46,7 @@ def one_line(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def tracker_mark(task: Task) -> str:
+def tracker_mark(task: Task | TaskLine) -> str:
     """ "<tracker_name> <tracker_ref> ✓" when logged, "… (not logged)" otherwise; "" without."""
     if not task.tracker_ref:
         return ""
@@ -63,7 +63,6 @@ def _suffix_text(parts: Iterable[str]) -> str:
 
 def task_line(line: TaskLine, *, done: bool = False) -> str:
     """One task of a list: key, title, size, then what matters for picking it up."""
-    task = line.task
     bits = [f"- {line.key} {line.title}"]
     if line.size:
         bits.append(f" [{line.size}]")
@@ -73,7 +72,7 @@ def task_line(line: TaskLine, *, done: bool = False) -> str:
         if line.next_step:
             stale = " (stale)" if line.next_step_stale else ""
             bits.append(f" · next: {one_line(line.next_step, 120)}{stale}")
-    mark = tracker_mark(task)
+    mark = tracker_mark(line)
     if mark:
         bits.append(f" · {mark}")
     bits.append(_suffix_text(line.suffixes))
@@ -97,8 +96,12 @@ def project_list_md(projects: Sequence[ProjectSummary]) -> str:
     return "\n".join(lines)
 
 
-def _decision_line(d: Decision, *, with_task: bool) -> str:
-    task = f"{d.task.key}: " if with_task and d.task_id and d.task else ""
+def _task_key(d: Decision) -> str:
+    return d.task.key if d.task_id and d.task else ""
+
+
+def _decision_line(d: Decision, task_key: str = "") -> str:
+    task = f"{task_key}: " if task_key else ""
     who = ", ".join(p for p in (d.decided_by, when(d.created_at)[:10]) if p)
     line = f"- {task}{one_line(d.text, 300)} ({who})"
     if d.superseded_by_id:
@@ -113,7 +116,7 @@ def decision_list_md(project: Project, decisions: list[Decision], *, query: str 
     if not decisions:
         lines.append("None. Record one with decision_add(project, text).")
     for d in decisions:
-        line = _decision_line(d, with_task=True).replace("- ", f"- #{d.id} ", 1)
+        line = _decision_line(d, _task_key(d)).replace("- ", f"- #{d.id} ", 1)
         source = ":".join(p for p in (d.source_kind, d.source_ref) if p)
         if source or d.source_text:
             line += f" · source: {' '.join(p for p in (source, d.source_text) if p)}"
@@ -148,7 +151,7 @@ def snapshot_md(snap: Snapshot) -> str:
         lines += [task_line(ln, done=stage == "done") for ln in stage_lines]
     if snap.decisions:
         lines += ["", "## Decisions (newest first)"]
-        lines += [_decision_line(d, with_task=True) for d in snap.decisions]
+        lines += [_decision_line(d, key) for d, key in snap.decisions]
     return "\n".join(lines)
 
 
@@ -234,7 +237,7 @@ def task_md(detail: TaskDetail, sections: Sequence[str]) -> str:
     lines += _report_lines(detail.reports, detail.report_count)
     if detail.decisions:
         lines += ["", "## Decisions"]
-        lines += [_decision_line(d, with_task=False) for d in detail.decisions]
+        lines += [_decision_line(d) for d in detail.decisions]
     for section in sections:
         lines += ["", section.strip()]
     lines += ["", editable_fields_line()]

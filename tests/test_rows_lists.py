@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.apps import apps
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.db.models.signals import post_init, pre_init  # noqa: TID251 (asks only)
 from django.utils import timezone
 
@@ -16,15 +16,17 @@ from plans.services import plan_set
 from sessions import services as session_services
 from sessions.models import ENDED
 from sessions.selectors import bound_sessions
-from tasks import render_md, services
+from tasks import extensions, render_md, services
 from tasks.extensions import CallerRef
 from tasks.mcp_comments import _list as comments_list
 from tasks.mcp_comments import comments_md
 from tasks.mcp_tasks import _task_list as task_list
-from tasks.models import COMMENT_OWNER, Comment, Project, Task
+from tasks.models import COMMENT_OWNER, STAGES, Comment, Decision, Project, Task
+from tasks.rules import summary_line
 from tasks.selectors import comments as sel
-from tasks.selectors import get_project, get_task
-from tasks.selectors.tasks import LINE_DEFERRED, TaskListData, task_lines, with_project
+from tasks.selectors import get_project, get_task, project_rules
+from tasks.selectors.snapshot import SNAPSHOT_DECISIONS, Snapshot, _done_cutoff, snapshot_data
+from tasks.selectors.tasks import TaskLine, TaskListData, is_next_step_stale
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -33,10 +35,25 @@ pytestmark = pytest.mark.django_db
 # --- the reads as they were before issue 33's rewrite ---------------------------------------
 
 
+def old_lines(tasks: list[Task]) -> list[TaskLine]:
+    """Lines built from Task instances, as task_lines did before it read plain rows."""
+    suffixes = extensions.task_line_suffixes(tasks) if tasks else {}
+    return [
+        TaskLine(
+            *(t.id, t.key, t.title, t.stage, t.size, t.waiting_on, t.next_step),
+            is_next_step_stale(t),
+            *(t.tracker_name, t.tracker_ref, t.tracker_logged, t.plan_status),
+            last_moved="",  # the old code sorted by the moments themselves
+            suffixes=tuple(suffixes.get(t.id, ())),
+        )
+        for t in tasks
+    ]
+
+
 def old_task_list(project: str, stage: str, include_done: bool, query: str) -> str:
     proj = get_project(project)
     wanted = stage.strip().lower() or None
-    rows = Task.objects.defer(*LINE_DEFERRED).filter(project=proj)
+    rows = Task.objects.filter(project=proj)
     if wanted:
         rows = rows.filter(stage=wanted)
     text = query.strip()
@@ -52,9 +69,45 @@ def old_task_list(project: str, stage: str, include_done: bool, query: str) -> s
     if not include_done and wanted is None:
         hidden = rows.filter(stage="done").count()
         rows = rows.exclude(stage="done")
-    tasks = with_project(list(rows.order_by("number")), proj)
-    data = TaskListData(proj, task_lines(tasks), wanted, include_done, text or None, hidden)
+    tasks = list(rows.order_by("number"))
+    data = TaskListData(proj, old_lines(tasks), wanted, include_done, text or None, hidden)
     return render_md.task_list_md(data)
+
+
+def old_snapshot(slug: str) -> str:
+    """project_snapshot as its querysets read it before issue 33's rewrite."""
+    project = get_project(slug)
+    rules = project_rules(project)
+    tasks = list(
+        Task.objects.filter(project=project)
+        .filter(~Q(stage="done") | Q(closed_at__gte=_done_cutoff()))
+        .order_by("number")
+    )
+    counts = dict.fromkeys(STAGES, 0)
+    for row in Task.objects.filter(project=project).values("stage").annotate(n=Count("id")):
+        counts[row["stage"]] = row["n"]
+    decisions = list(
+        Decision.objects.filter(project=project, superseded_at__isnull=True)
+        .select_related("task")
+        .order_by("-id")[:SNAPSHOT_DECISIONS]
+    )
+    moved = {t.id: t.closed_at or t.stage_changed_at for t in tasks}
+    by_stage: dict[str, list[TaskLine]] = {s: [] for s in STAGES}
+    for line in old_lines(tasks):
+        by_stage[line.stage].append(line)
+    by_stage["done"].sort(key=lambda ln: moved[ln.id], reverse=True)
+    snap = Snapshot(
+        project=project,
+        rules=rules,
+        rules_line=summary_line(rules, project.slug),
+        stages=[(s, by_stage[s]) for s in STAGES],
+        decisions=[(d, d.task.key if d.task_id else "") for d in decisions],
+        counts=counts,
+        done_hidden=counts["done"] - len(by_stage["done"]),
+        done_window_days=7,
+        extra_lines=extensions.project_lines(project),
+    )
+    return render_md.snapshot_md(snap)
 
 
 def old_recipients(tasks: list[Task]) -> dict[int, sel.Recipient]:
@@ -184,28 +237,37 @@ def test_rows_build_instances_as_from_db_would():
     assert (built._state.adding, built._state.db) == (False, "default")
 
 
-@pytest.mark.parametrize("window_days", [0, 3, 30])
-def test_snapshot_tasks_equal_the_queryset_they_replace(window_days: int) -> None:
-    from tasks.selectors.tasks import snapshot_tasks
-
-    project = make_project("snap")
-    tasks = [make_task(project, title=f"Task {i}") for i in range(6)]
-    now = timezone.now()
-    for i, task in enumerate(tasks[:4]):
+def test_snapshot_answers_equal_the_querysets_they_replace() -> None:
+    """Open tasks, done ones on both sides of the window (closing moments with and without a
+    fraction of a second, ties included), next steps stale by a fraction of a second or not,
+    decisions of the project and of a task, superseded ones left out."""
+    a, b, tasks = _world()
+    now = timezone.now().replace(microsecond=0)
+    done = [make_task(a, f"Done {i}") for i in range(6)]
+    closed = [now - timedelta(days=1), now - timedelta(days=1, microseconds=-5), now, now]
+    closed += [now - timedelta(days=8), now - timedelta(days=6, hours=23)]
+    for task, when in zip(done, closed, strict=True):
         services.task_set_stage(key=task.key, stage="done", actor=ACTOR)
-        Task.objects.filter(pk=task.pk).update(closed_at=now - timedelta(days=2 * i, hours=1))
-    make_task(make_project("other"), title="Elsewhere")
-    cutoff = now - timedelta(days=window_days)
+        Task.objects.filter(pk=task.pk).update(closed_at=when)
+    # A next step written in the same second as the stage change, a fraction before it.
+    fresh, stale = make_task(a, "Fresh", next_step="go"), make_task(a, "Stale", next_step="go")
+    Task.objects.filter(pk=fresh.pk).update(next_step_at=now, stage_changed_at=now)
+    later = now + timedelta(microseconds=300)
+    Task.objects.filter(pk=stale.pk).update(next_step_at=now, stage_changed_at=later)
+    first = services.decision_add(project=a.slug, text="Use SQLite", actor=ACTOR).obj
+    services.decision_add(project=a.slug, text="Use Postgres", supersedes=first.id, actor=ACTOR)
+    services.decision_add(project=a.slug, text="Ship Fridays", task=tasks[1].key, actor=ACTOR)
 
-    got = snapshot_tasks(project, cutoff)
-
-    expected = list(
-        Task.objects.defer(*LINE_DEFERRED)
-        .filter(project=project)
-        .filter(~Q(stage="done") | Q(closed_at__gte=cutoff))
-        .order_by("number")
-    )
-    assert [t.key for t in got] == [t.key for t in expected]
-    assert [t.closed_at for t in got] == [t.closed_at for t in expected]
-    assert all(t.project is project for t in got)
-    assert len(got) == 2 + {0: 0, 3: 2, 30: 4}[window_days]
+    for slug in (a.slug, b.slug):
+        assert snapshot_data(slug).rules_line  # the world's rules are in place
+        assert render_md.snapshot_md(snapshot_data(slug)) == old_snapshot(slug), slug
+    shown = render_md.snapshot_md(snapshot_data(a.slug))
+    order = [shown.index(f"Done {i}") for i in (2, 3, 1, 0)]  # newest first; a tie by number
+    assert order == sorted(order)
+    assert "Done 4" not in shown
+    assert "Done 5" in shown
+    assert "1 older" in shown
+    assert "Fresh · next: go\n" in shown
+    assert "Stale · next: go (stale)" in shown
+    assert "Use SQLite" not in shown
+    assert f"{tasks[1].key}: Ship Fridays" in shown

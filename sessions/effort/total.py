@@ -17,20 +17,23 @@ from django.utils import timezone
 
 from core.rows import fetch_all, fetch_one
 from sessions.effort.figures import SUMMED, Cost, Tokens, price_table, priced
-from sessions.models import TaskEffort, TokenUsage
+from sessions.models import EFFORT_TOTAL_INDEX, TaskEffort, TokenUsage
 from sessions.services.effort import effort_refresh
 from tasks.models import Project, Task
 
 UNIX_EPOCH_JULIAN_DAY = 2440587.5  # SQLite's julianday('1970-01-01')
 _EFFORT, _TASK, _USAGE = (m._meta.db_table for m in (TaskEffort, Task, TokenUsage))
 # The project's task count, its time rows, their agent seconds and the working rows' time
-# since their last event (julianday of the stored UTC text; never negative).
+# since their last event (julianday of the stored UTC text; never negative). The time rows
+# are read through the index of those four columns: SQLite would take the primary key's and
+# read each row with its kilobyte of state, twice as slow at 2,000 tasks (issue 33).
 _TIME_SQL = (
     f'SELECT (SELECT COUNT(*) FROM "{_TASK}" WHERE "project_id" = %s), '  # noqa: S608
     'COUNT(e."task_id"), COALESCE(SUM(e."agent_seconds"), 0), '
     'COALESCE(SUM(CASE WHEN e."agents_open" > 0 THEN e."agents_open" * '
     'MAX(0.0, (%s - julianday(e."as_of")) * 86400.0) ELSE 0 END), 0) '
-    f'FROM "{_EFFORT}" e INNER JOIN "{_TASK}" t ON t."id" = e."task_id" '
+    f'FROM "{_TASK}" t INNER JOIN "{_EFFORT}" e INDEXED BY "{EFFORT_TOTAL_INDEX}" '
+    'ON e."task_id" = t."id" '
     'WHERE t."project_id" = %s'
 )
 _SUMS = ", ".join(f'SUM(u."{k}")' for k in SUMMED)

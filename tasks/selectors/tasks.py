@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from django.db import connection
 from django.db.models import Model
@@ -100,115 +101,98 @@ def is_next_step_stale(task: Task) -> bool:
 # --- task lines ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TaskLine:
-    """One task of a list with the values a line or a card shows."""
+class TaskLine(NamedTuple):
+    """One task of a list (project_snapshot, task_list) as the plain values of its row: no
+    Task is built for a line, since building and converting them was most of a busy
+    project's list (issue 33: 193 lines of a 2,000-task project)."""
 
-    task: Task
+    id: int
     key: str
     title: str
     stage: str
     size: str
-    priority: str
-    next_step: str
-    next_step_stale: bool
     waiting_on: str
+    next_step: str
+    next_step_stale: bool  # written before the last stage change (§1)
+    tracker_name: str
     tracker_ref: str
     tracker_logged: bool
-    version: int
-    stage_changed_at: datetime
-    closed_at: datetime | None
+    plan_status: str
+    last_moved: str  # closed_at, else stage_changed_at, as stored: sorts as the moments do
     suffixes: tuple[str, ...] = ()  # from the extensions (" · session x")
 
 
-# What no task line (nor its extensions' suffixes) reads: left in the database, so a list of
-# a busy project's tasks builds narrower rows (issue 33: task_list, project_snapshot).
-LINE_DEFERRED = (
-    "description",
-    "progress",
-    "stage_note",
-    "document_path",
-    "branch",
-    "tracker_url",
-    "plan_accepted_at",
-    "plan_accepted_by",
-    "created_at",
-    "updated_at",
-)
+def _col(name: str) -> str:
+    return f't."{Task._meta.get_field(name).column}"'
 
 
-def with_project(tasks: list[Task], project: Project) -> list[Task]:
-    """Tasks of one project with that project in hand: no join rebuilds it per row."""
-    for task in tasks:
-        task.project = project
-    return tasks
-
-
-def task_lines(tasks: list[Task]) -> list[TaskLine]:
-    """Each task as a line, with the extensions' suffixes read once for the whole list."""
-    suffixes = extensions.task_line_suffixes(tasks) if tasks else {}
-    return [
-        TaskLine(
-            task=t,
-            key=t.key,
-            title=t.title,
-            stage=t.stage,
-            size=t.size,
-            priority=t.priority,
-            next_step=t.next_step,
-            next_step_stale=is_next_step_stale(t),
-            waiting_on=t.waiting_on,
-            tracker_ref=t.tracker_ref,
-            tracker_logged=t.tracker_logged,
-            version=t.version,
-            stage_changed_at=t.stage_changed_at,
-            closed_at=t.closed_at,
-            suffixes=tuple(suffixes.get(t.id, ())),
-        )
-        for t in tasks
+# A line's values in TaskLine's order; is_next_step_stale and "closed, else moved" are asked of
+# SQLite, which compares the stored UTC texts as the moments compare (one format, zero-padded;
+# a whole second has no fraction and sorts before any fraction of it).
+_LINE_SELECT = ", ".join(
+    [
+        *(_col(n) for n in ("id", "key", "title", "stage", "size", "waiting_on", "next_step")),
+        f"({_col('next_step')} != '' AND {_col('next_step_at')} IS NOT NULL "
+        f"AND {_col('next_step_at')} < {_col('stage_changed_at')})",
+        *(_col(n) for n in ("tracker_name", "tracker_ref", "tracker_logged", "plan_status")),
+        f"COALESCE({_col('closed_at')}, {_col('stage_changed_at')})",
     ]
+)
+_TASKS = f'"{Task._meta.db_table}" t'
+_OPEN = ", ".join(f"'{s}'" for s in STAGES if s != "done")  # the stages, never a caller's
+
+
+def task_lines(rows: list[tuple[Any, ...]]) -> list[TaskLine]:
+    """Rows of `t."number", _LINE_SELECT` as lines in number order, with the extensions'
+    suffixes read once for the list. The order is put here: asking SQLite for it made it walk
+    every task of the project by number instead of the few of the asked stages (issue 33)."""
+    lines = [
+        TaskLine(*row[1:8], bool(row[8]), row[9], row[10], bool(row[11]), row[12], row[13])
+        for row in sorted(rows, key=itemgetter(0))
+    ]
+    if not lines:
+        return lines
+    suffixes = extensions.task_line_suffixes(lines)
+    return [ln._replace(suffixes=tuple(s)) if (s := suffixes.get(ln.id)) else ln for ln in lines]
 
 
 # --- a project's tasks -----------------------------------------------------------------------
 
 
-_LINE = columns(Task, "t", LINE_DEFERRED)
 _TEXT_COLUMNS = ("key", "title", "description", "progress", "next_step")
 
 
 @cache
 def _task_list_sql(stage: bool, text: bool, hide_done: bool) -> tuple[str, str | None]:
-    """task_list's statements, written once per shape: its rows, and its hidden done count
-    when done tasks are left out. What `Task.objects.defer(*LINE_DEFERRED).filter(…)` with
-    `icontains` asked; compiling it cost as much as building the rows (issue 33)."""
+    """task_list's statements, written once per shape: its lines, and its hidden done count
+    when done tasks are left out. What `Task.objects.filter(…)` with `icontains` asked;
+    compiling it cost as much as building the rows (issue 33)."""
     where = 't."project_id" = %s' + (' AND t."stage" = %s' if stage else "")
     if text:  # Django's icontains on SQLite: LIKE with its escape character
-        names = (Task._meta.get_field(name).column for name in _TEXT_COLUMNS)
-        like = " OR ".join(f"t.\"{c}\" LIKE %s ESCAPE '\\'" for c in names)
+        like = " OR ".join(f"{_col(name)} LIKE %s ESCAPE '\\'" for name in _TEXT_COLUMNS)
         where += f" AND ({like})"
     # Names from the model's metadata, values parameters: nothing here comes from a caller.
-    rows = f"SELECT {_LINE.select} FROM {_LINE.table} WHERE {where}"  # noqa: S608
+    rows = f'SELECT t."number", {_LINE_SELECT} FROM {_TASKS} WHERE {where}'  # noqa: S608
     if not hide_done:
-        return f'{rows} ORDER BY t."number"', None
-    count = f"SELECT COUNT(*) FROM {_LINE.table} WHERE {where} AND t.\"stage\" = 'done'"  # noqa: S608
-    return f'{rows} AND NOT (t."stage" = \'done\') ORDER BY t."number"', count
+        return rows, None
+    count = f"SELECT COUNT(*) FROM {_TASKS} WHERE {where} AND t.\"stage\" = 'done'"  # noqa: S608
+    return f'{rows} AND t."stage" IN ({_OPEN})', count
 
 
-# project_snapshot's tasks: the open ones and the done ones closed since a cutoff, in number
-# order; what `Task.objects.defer(*LINE_DEFERRED).filter(project=…).filter(~Q(stage="done") |
-# Q(closed_at__gte=cutoff))` asked, written once (issue 33, as task_list's).
+# project_snapshot's tasks: the open ones and the done ones closed since a cutoff, in two parts
+# that each walk their own index (project and stage; project and closing time).
 _SNAPSHOT_SQL = (
-    f'SELECT {_LINE.select} FROM {_LINE.table} WHERE t."project_id" = %s '  # noqa: S608
-    'AND (NOT (t."stage" = \'done\') OR t."closed_at" >= %s) ORDER BY t."number"'
+    f'SELECT t."number", {_LINE_SELECT} FROM {_TASKS} '  # noqa: S608
+    f'WHERE t."project_id" = %s AND t."stage" IN ({_OPEN}) UNION ALL '
+    f'SELECT t."number", {_LINE_SELECT} FROM {_TASKS} '
+    'WHERE t."project_id" = %s AND t."closed_at" >= %s AND t."stage" = \'done\''
 )
 
 
-def snapshot_tasks(project: Project, closed_since: datetime) -> list[Task]:
-    """A project's open tasks and its done ones closed since `closed_since`, by number, with
-    the project in hand and the columns no task line reads left out."""
+def snapshot_lines(project: Project, closed_since: datetime) -> list[TaskLine]:
+    """A project's open tasks and its done ones closed since `closed_since`, by number."""
     since = connection.ops.adapt_datetimefield_value(closed_since)
-    rows = fetch_all(_SNAPSHOT_SQL, [project.pk, since])
-    return with_project([_LINE.build(row) for row in rows], project)
+    return task_lines(fetch_all(_SNAPSHOT_SQL, [project.pk, project.pk, since]))
 
 
 @dataclass(frozen=True)
@@ -245,10 +229,9 @@ def task_list_data(
         params += [f"%{connection.ops.prep_for_like_query(text)}%"] * len(_TEXT_COLUMNS)
     list_sql, done_sql = _task_list_sql(bool(stage), bool(text), hide_done)
     hidden = fetch_one(done_sql, params)[0] if done_sql else 0  # type: ignore[index]
-    tasks = with_project([_LINE.build(row) for row in fetch_all(list_sql, params)], proj)
     return TaskListData(
         project=proj,
-        tasks=task_lines(tasks),
+        tasks=task_lines(fetch_all(list_sql, params)),
         stage=stage,
         include_done=include_done,
         query=text or None,

@@ -87,7 +87,7 @@ def test_the_snapshot_shows_current_decisions_and_decision_list_finds_the_rest()
     old = decide("acme", "Deploy on Fridays")
     decide("acme", "Deploy on Tuesdays", supersedes=old.id)
     snap = selectors.snapshot_data("acme")
-    assert [d.text for d in snap.decisions] == ["Deploy on Tuesdays"]
+    assert [d.text for d, _ in snap.decisions] == ["Deploy on Tuesdays"]
     project, current = selectors.decision_list("acme", query="deploy")
     assert [d.text for d in current] == ["Deploy on Tuesdays"]
     _, every = selectors.decision_list("acme", query="deploy", include_superseded=True)
