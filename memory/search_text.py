@@ -115,22 +115,34 @@ def hit_line(text: str, query: str) -> str:
     """The line of `text` holding the most query words, a line word matching when it begins
     with the query word or its stem begins with the query word's stem. Blank lines never
     count; the first line wins a tie, and is the answer when nothing matches. Stripped, and
-    cut with an ellipsis to MAX_HIT_LINE characters."""
+    cut with an ellipsis to MAX_HIT_LINE characters.
+
+    Each distinct word of the text is stemmed and compared once, as a bit per query word it
+    matches, and a line holding every query word ends the walk (no later line can beat it):
+    a search's twenty hits spent more time here than in SQLite (issue 33)."""
     wanted = [(word, stem(word)) for _, word in _query_words(query)]
+    every = len(wanted)
+    matched: dict[str, int] = {}  # line word → the query words it matches, one bit each
     best, best_count = "", -1
     for line in text.splitlines():
         if not line.strip():
             continue
-        line_words = words(line)
-        line_stems = [stem(word) for word in line_words]
-        count = sum(
-            1
-            for word, word_stem in wanted
-            if any(w.startswith(word) for w in line_words)
-            or any(s.startswith(word_stem) for s in line_stems)
-        )
+        found = 0
+        for word in words(line):
+            bits = matched.get(word)
+            if bits is None:
+                word_stem = stem(word)
+                bits = 0
+                for bit, (wanted_word, wanted_stem) in enumerate(wanted):
+                    if word.startswith(wanted_word) or word_stem.startswith(wanted_stem):
+                        bits |= 1 << bit
+                matched[word] = bits
+            found |= bits
+        count = found.bit_count()
         if count > best_count:
             best, best_count = line, count
+            if count == every:
+                break
     best = best.strip()
     if len(best) > MAX_HIT_LINE:
         return best[: MAX_HIT_LINE - 1] + "…"

@@ -308,6 +308,8 @@ class TaskEffort(models.Model):
     """
 
     task = models.OneToOneField(Task, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    # The task's project, which never changes: a project's total reads its rows by it.
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     as_of = models.DateTimeField()
     stage = models.CharField(max_length=10, blank=True, default="")
     stage_seconds = models.JSONField(default=dict)
@@ -322,10 +324,11 @@ class TaskEffort(models.Model):
 
     class Meta:
         indexes = [
-            # project_snapshot's total reads these four of each task's row from the index
-            # alone, not the row with its kilobyte of state (sessions/effort/total.py).
+            # project_snapshot's total reads a project's rows as one stretch of this index,
+            # never the rows with their kilobyte of state (sessions/effort/total.py).
             models.Index(
-                fields=["task", "agents_open", "agent_seconds", "as_of"], name=EFFORT_TOTAL_INDEX
+                fields=["project", "agents_open", "agent_seconds", "as_of"],
+                name=EFFORT_TOTAL_INDEX,
             )
         ]
 

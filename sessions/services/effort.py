@@ -270,7 +270,7 @@ def _replay(tasks: list[Task]) -> dict[int, TaskEffort]:
         tally = intervals.replay(
             facts[task.id], created_at=task.created_at, first_stage=task.stage, owner_names=names
         )
-        fresh.append(_fill(TaskEffort(task_id=task.id), tally))
+        fresh.append(_fill(TaskEffort(task_id=task.id, project_id=task.project_id), tally))
     TaskEffort.objects.bulk_create(fresh, ignore_conflicts=True)
     return {row.task_id: row for row in fresh}
 
