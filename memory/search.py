@@ -34,6 +34,7 @@ log = logging.getLogger("relaybay.memory")
 
 TABLE = "search_index"
 KINDS = ("document", "decision", "memory", "report", "comment")
+SUPERSEDED = 1 << 48  # the rowid bit of a superseded item (_rowid)
 SEARCH_MAX = 50
 _COLUMNS = "kind, ref, project, state, scope, title, body, stems"
 
@@ -41,10 +42,15 @@ _COLUMNS = "kind, ref, project, state, scope, title, body, stems"
 # they never rank) after project.
 BM25_WEIGHTS = (*search_text.BM25_WEIGHTS[:3], 0.0, 0.0, *search_text.BM25_WEIGHTS[3:])
 
+# Prefix indexes for query words and stems of 2 to 8 letters: a prefix term ("deploy"*) is
+# one doclist instead of the merge of every word it begins, which bm25 walks again for each
+# term's weight — searches at 50,000 items took half the time, for ~1.3 KB more per item
+# (issue 33, bench/README.md). The clause also marks this layout (ensure_table).
+PREFIXES = "prefix='2 3 4 5 6 7 8'"
 FTS_TABLE_SQL = (
     f"CREATE VIRTUAL TABLE {TABLE} USING fts5(kind UNINDEXED, ref UNINDEXED, "
     "project UNINDEXED, state, scope, title, body, stems, "
-    "tokenize='unicode61 remove_diacritics 2')"
+    f"tokenize='unicode61 remove_diacritics 2', {PREFIXES})"
 )
 PLAIN_TABLE_SQL = (
     f"CREATE TABLE {TABLE} (kind TEXT, ref TEXT, project TEXT, state TEXT, scope TEXT, "
@@ -76,16 +82,21 @@ def has_fts() -> bool:
 def ensure_table() -> None:
     """Learn (once per process) whether search_index is FTS5, creating it if missing: FTS5
     when SQLite has it, else a plain table (§11: the service makes it at start, not a
-    migration — `relaybay serve` calls rebuild_if_needed). After the first call this costs
-    nothing on the write path; a table of an older layout (without the scope column) is
-    dropped and built again."""
+    migration — `relaybay serve` calls rebuild_if_needed before it listens). After the first
+    call this costs nothing on the write path. A table of an older layout is replaced: the
+    one before issue 33's (no prefix indexes, superseded rows among the current ones) moves
+    over with its stems; one without the scope column is dropped and built again."""
     global _fts
     if _fts is not None:
         return
     with connection.cursor() as cursor:
         found = _table_sql(cursor)
-        if found is not None and " scope" in found:
+        if found is not None and _is_current(found):
             _fts = "fts5" in found.lower()
+            return
+        if found is not None and " scope" in found and "fts5" in found.lower():
+            _move_from_previous(cursor)
+            _fts = True
             return
         if found is not None:  # an older layout: its rows come back in the rebuild below
             log.info("search index: replacing an older layout")
@@ -106,6 +117,31 @@ def ensure_table() -> None:
             _fts = False
     if found is not None:
         rebuild()
+
+
+def _is_current(sql: str) -> bool:
+    """Whether search_index's CREATE statement is this layout's (the plain table of the
+    LIKE fallback has no prefix indexes to miss)."""
+    return " scope" in sql and ("fts5" not in sql.lower() or PREFIXES in sql)
+
+
+def _move_from_previous(cursor: Any) -> None:
+    """Replace the previous layout's FTS5 table, which had every column, by this one in one
+    transaction: each row under its rowid with the superseded bit (_rowid), indexed again
+    by SQLite in C — a rebuild would stem every item in Python (19 s at 50,000 items; this,
+    ~5 s once, at the first start after the upgrade)."""
+    log.info("search index: moving to the layout with prefix indexes")
+    old = f"{TABLE}_previous"
+    with transaction.atomic():
+        cursor.execute(f"ALTER TABLE {TABLE} RENAME TO {old}")
+        cursor.execute(FTS_TABLE_SQL)
+        cursor.execute(
+            f"INSERT INTO {TABLE} (rowid, {_COLUMNS}) "  # noqa: S608
+            f"SELECT rowid | CASE WHEN state = 'superseded' THEN %s ELSE 0 END, {_COLUMNS} "
+            f"FROM {old}",
+            [SUPERSEDED],
+        )
+        cursor.execute(f"DROP TABLE {old}")
 
 
 def _table_sql(cursor: Any) -> str | None:
@@ -225,14 +261,22 @@ def _replace(row: tuple[Any, ...]) -> None:
     """Delete and insert by rowid: FTS5 has no index on its unindexed columns, so a
     DELETE … WHERE kind AND ref would read every row (48 ms at 50,000 items)."""
     ensure_table()
+    current = _rowid(row) & ~SUPERSEDED  # the item's row, whichever state it had
     with connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {TABLE} WHERE rowid = %s", [_rowid(row)])  # noqa: S608
+        cursor.execute(
+            f"DELETE FROM {TABLE} WHERE rowid IN (%s, %s)",  # noqa: S608
+            [current, current | SUPERSEDED],
+        )
         _insert(cursor, row)
 
 
 def _rowid(row: tuple[Any, ...]) -> int:
-    """One row per item: the kind in the high bits, the item's own id below."""
-    return (KINDS.index(row[0]) + 1) << 40 | int(row[6])
+    """One row per item: the kind in the high bits, the item's own id below, and a
+    superseded item above every current one — so "current only" is a rowid range, which FTS5
+    reads as such, where a `NOT state : "superseded"` term made bm25 walk that term's whole
+    doclist for its weight (issue 33)."""
+    superseded = SUPERSEDED if row[3] == "superseded" else 0
+    return superseded | (KINDS.index(row[0]) + 1) << 40 | int(row[6])
 
 
 def _insert(cursor: Any, row: tuple[Any, ...]) -> None:
@@ -308,15 +352,14 @@ def search(
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         # Rank on rowids alone, then read the few winners' text: selecting title and body
         # in the ranked query made SQLite carry every match's text through the sort
-        # (21 ms for 5,000 matches at 50,000 items; bench/search.py). The project and
-        # state filters are terms of the MATCH: as column filters after it they read every
-        # match's row (14 ms); NOT superseded merges a short doclist where AND current
-        # merged one as long as the table.
+        # (21 ms for 5,000 matches at 50,000 items; bench/search.py). The project filter is
+        # a term of the MATCH: as a column filter after it, it read every match's row (14
+        # ms). "Current only" is a rowid range (_rowid).
         if project:
             places = " OR ".join(f'"{t}"' for t in (scope_token(project), "global", "role"))
             expression = f"({expression}) AND scope : ({places})"
         if not include_superseded:
-            expression = f'({expression}) NOT state : "superseded"'
+            where, params = f"{where} AND rowid < %s", [*params, SUPERSEDED]
         ranked = (
             f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s{where} "  # noqa: S608
             f"ORDER BY bm25({TABLE}, {weights}) LIMIT %s"

@@ -139,6 +139,50 @@ def test_an_index_of_the_older_layout_is_replaced_and_rebuilt(engine: str) -> No
     assert search.rebuild_if_needed() is False
 
 
+# The FTS5 table of the layout before issue 33: no prefix indexes, superseded items among
+# the current ones (their rowids without search.SUPERSEDED).
+PREVIOUS_FTS_SQL = (
+    "CREATE VIRTUAL TABLE search_index USING fts5(kind UNINDEXED, ref UNINDEXED, "
+    "project UNINDEXED, state, scope, title, body, stems, "
+    "tokenize='unicode61 remove_diacritics 2')"
+)
+
+
+def test_an_index_of_the_previous_layout_moves_over_without_a_rebuild(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An install from before issue 33: its rows move to the table with prefix indexes
+    under their new rowids by SQLite alone, and "current only" still leaves out what was
+    superseded there."""
+    search.forget()
+    search.ensure_table()
+    make_project("acme")
+    old = decide("acme", "Deploy on Fridays")
+    new = decide("acme", "Deploy on Tuesdays", supersedes=old)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT rowid, {search._COLUMNS} FROM {search.TABLE}")
+        rows = [(rowid & ~search.SUPERSEDED, *rest) for rowid, *rest in cursor.fetchall()]
+        cursor.execute(f"DROP TABLE {search.TABLE}")
+        cursor.execute(PREVIOUS_FTS_SQL)
+        for row in rows:
+            cursor.execute(
+                f"INSERT INTO {search.TABLE} (rowid, {search._COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                row,
+            )
+    search.forget()
+    monkeypatch.setattr(search, "rebuild", lambda: pytest.fail("rebuilt instead of moved"))
+
+    assert refs(search.search("deploy", project="acme")) == [("decision", str(new))]
+    with connection.cursor() as cursor:
+        assert search.PREFIXES in search._table_sql(cursor)
+        cursor.execute("SELECT name FROM sqlite_master WHERE name LIKE 'search_index_previous%'")
+        assert cursor.fetchall() == []
+    everything = search.search("deploy", project="acme", include_superseded=True)
+    assert sorted(refs(everything)) == sorted([("decision", str(old)), ("decision", str(new))])
+    assert search.rebuild_if_needed() is False
+
+
 def test_a_table_made_between_the_look_and_the_create_is_used(
     engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
