@@ -96,10 +96,6 @@ def project_list_md(projects: Sequence[ProjectSummary]) -> str:
     return "\n".join(lines)
 
 
-def _task_key(d: Decision) -> str:
-    return d.task.key if d.task_id and d.task else ""
-
-
 def _decision_line(d: Decision, task_key: str = "") -> str:
     task = f"{task_key}: " if task_key else ""
     who = ", ".join(p for p in (d.decided_by, when(d.created_at)[:10]) if p)
@@ -109,14 +105,16 @@ def _decision_line(d: Decision, task_key: str = "") -> str:
     return line
 
 
-def decision_list_md(project: Project, decisions: list[Decision], *, query: str = "") -> str:
+def decision_list_md(
+    project: Project, decisions: list[tuple[Decision, str]], *, query: str = ""
+) -> str:
     """decision_list: "#<id>" lines, newest first, with their source and supersede marks."""
     what = f" matching '{query}'" if query else ""
     lines = [f"# Decisions of {project.slug}{what}: {len(decisions)}"]
     if not decisions:
         lines.append("None. Record one with decision_add(project, text).")
-    for d in decisions:
-        line = _decision_line(d, _task_key(d)).replace("- ", f"- #{d.id} ", 1)
+    for d, task_key in decisions:
+        line = _decision_line(d, task_key).replace("- ", f"- #{d.id} ", 1)
         source = ":".join(p for p in (d.source_kind, d.source_ref) if p)
         if source or d.source_text:
             line += f" · source: {' '.join(p for p in (source, d.source_text) if p)}"

@@ -20,11 +20,13 @@ from tasks import extensions, render_md, services
 from tasks.extensions import CallerRef
 from tasks.mcp_comments import _list as comments_list
 from tasks.mcp_comments import comments_md
+from tasks.mcp_reports import _decision_list as decision_list
 from tasks.mcp_tasks import _task_list as task_list
 from tasks.models import COMMENT_OWNER, STAGES, Comment, Decision, Project, Task
 from tasks.rules import summary_line
 from tasks.selectors import comments as sel
 from tasks.selectors import get_project, get_task, project_rules
+from tasks.selectors.projects import DECISION_LIST_MAX
 from tasks.selectors.snapshot import SNAPSHOT_DECISIONS, Snapshot, _done_cutoff, snapshot_data
 from tasks.selectors.tasks import TaskLine, TaskListData, is_next_step_stale
 from tests.tasks.factories import ACTOR, make_project, make_task
@@ -72,6 +74,20 @@ def old_task_list(project: str, stage: str, include_done: bool, query: str) -> s
     tasks = list(rows.order_by("number"))
     data = TaskListData(proj, old_lines(tasks), wanted, include_done, text or None, hidden)
     return render_md.task_list_md(data)
+
+
+def old_decision_list(project: str, query: str, task: str | None, superseded: bool) -> str:
+    """decision_list as its queryset read it before issue 33: each decision's whole task."""
+    found = get_project(project)
+    rows = Decision.objects.filter(project=found).select_related("task").order_by("-id")
+    if not superseded:
+        rows = rows.filter(superseded_at__isnull=True)
+    if task:
+        rows = rows.filter(task__key=task.strip().lower())
+    for word in query.split():
+        rows = rows.filter(Q(text__icontains=word) | Q(source_text__icontains=word))
+    pairs = [(d, d.task.key if d.task_id else "") for d in rows[:DECISION_LIST_MAX]]
+    return render_md.decision_list_md(found, pairs, query=query)
 
 
 def old_snapshot(slug: str) -> str:
@@ -192,6 +208,22 @@ def test_task_list_answers_equal_the_querysets_they_replace():
     every = task_list(a.slug, "", True, "")
     for part in ("session alice", "plan 0/2", "(stale)", "Jira ABC-1 ✓", "(not logged)", "## done"):
         assert part in every, part
+
+
+def test_decision_list_answers_equal_the_queryset_it_replaced():
+    a, _, tasks = _world()
+    first = services.decision_add(project=a.slug, text="Use SQLite", actor=ACTOR).obj
+    services.decision_add(project=a.slug, text="Use Postgres", supersedes=first.id, actor=ACTOR)
+    for n in range(DECISION_LIST_MAX + 3):  # more than a list shows
+        on = tasks[n % 3].key if n % 2 else None
+        services.decision_add(project=a.slug, text=f"Rule {n} use it", task=on, actor=ACTOR)
+    for query in ("", "use", "use rule", "sqlite", "postgres", "nothing"):
+        for task in (None, tasks[1].key, tasks[1].key.upper()):
+            for superseded in (False, True):
+                args = (a.slug, query, task, superseded)
+                assert decision_list(*args) == old_decision_list(*args), args
+    assert f"{tasks[1].key}: Rule" in decision_list(a.slug, "", None, False)
+    assert "superseded by #" in decision_list(a.slug, "sqlite", None, True)
 
 
 def test_comments_list_answers_equal_the_querysets_they_replace():

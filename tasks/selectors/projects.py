@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from core.errors import NotFound
 from core.rows import columns, fetch_one
@@ -142,17 +142,31 @@ def project_list() -> list[ProjectSummary]:
 # --- decisions -------------------------------------------------------------------------------
 
 
+# What a decision_list line shows of a decision (tasks/render_md.py decision_list_md).
+_LISTED = (
+    *("id", "text", "decided_by", "created_at", "superseded_by"),
+    *("source_kind", "source_ref", "source_text"),
+)
+
+
 def decision_list(
     project: str, *, query: str = "", task: str | None = None, include_superseded: bool = False
-) -> tuple[Project, list[Decision]]:
-    """decision_list: the project's decisions, newest first; current ones unless asked;
-    `query` keeps those whose text or source text holds every word (case-insensitive)."""
+) -> tuple[Project, list[tuple[Decision, str]]]:
+    """decision_list: the project's decisions, newest first, each with its task's key ("" for
+    a project decision); current ones unless asked; `query` keeps those whose text or source
+    text holds every word (case-insensitive). The key alone is read of the task: a whole task
+    row per decision was a third of the call at a year (issue 33)."""
     found = get_project(project)
-    rows = Decision.objects.filter(project=found).select_related("task").order_by("-id")
+    rows = (
+        Decision.objects.filter(project=found)
+        .only(*_LISTED)
+        .annotate(task_key=F("task__key"))
+        .order_by("-id")
+    )
     if not include_superseded:
         rows = rows.filter(superseded_at__isnull=True)
     if task:
         rows = rows.filter(task__key=task.strip().lower())
     for word in query.split():
         rows = rows.filter(Q(text__icontains=word) | Q(source_text__icontains=word))
-    return found, list(rows[:DECISION_LIST_MAX])
+    return found, [(d, d.task_key or "") for d in rows[:DECISION_LIST_MAX]]

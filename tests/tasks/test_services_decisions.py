@@ -89,9 +89,9 @@ def test_the_snapshot_shows_current_decisions_and_decision_list_finds_the_rest()
     snap = selectors.snapshot_data("acme")
     assert [d.text for d, _ in snap.decisions] == ["Deploy on Tuesdays"]
     project, current = selectors.decision_list("acme", query="deploy")
-    assert [d.text for d in current] == ["Deploy on Tuesdays"]
+    assert [d.text for d, _ in current] == ["Deploy on Tuesdays"]
     _, every = selectors.decision_list("acme", query="deploy", include_superseded=True)
-    assert [d.text for d in every] == ["Deploy on Tuesdays", "Deploy on Fridays"]
+    assert [d.text for d, _ in every] == ["Deploy on Tuesdays", "Deploy on Fridays"]
     text = render_md.decision_list_md(project, every, query="deploy")
     assert f"#{old.id} Deploy on Fridays" in text
     assert "superseded by #" in text
