@@ -24,6 +24,7 @@ from core.display import Stamp, stamp
 from core.markdown import render_markdown
 from memory import selectors
 from memory.models import Document, MemoryNote
+from memory.row_html import row_html
 from tasks.models import Decision, Project
 
 LIST_LIMIT = 50  # rows a list shows before "Show N more"
@@ -116,6 +117,11 @@ class ListView:
     next_batch: int
     more_href: str  # the whole page with this list opened further (no script)
     more_hx: str  # this list alone, opened further
+
+    @property
+    def html(self) -> list[SafeString]:
+        """The rows as HTML, each kept by what it shows (memory/row_html.py)."""
+        return [row_html(self.kind, row) for row in self.rows]
 
 
 def _view(project: Project, name: str, state: ListsState, rows: list[Any], count: int) -> ListView:
