@@ -8,12 +8,14 @@ tasks.mcp_tools.register.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
+from django.utils import timezone
 from mcp.server.mcpserver import MCPServer
 from pydantic import BeforeValidator, Field
 
-from core.display import stamp
+from core.display import ago
 from core.mcp import ToolEntry, add_tools, call_service
 from tasks import selectors, services
 from tasks.extensions import CallerRef
@@ -64,21 +66,21 @@ InReplyTo = Annotated[
 # --- rendering -------------------------------------------------------------------------------
 
 
-def _state(c: Comment) -> str:
+def _state(c: Comment, now: datetime) -> str:
     if c.author_kind == COMMENT_OWNER:
         if c.read_at is not None:
             return f"read by {c.read_by}" if c.read_by else "read"
         if c.delivered_at is not None:
-            age = stamp(c.delivered_at).age
+            age = ago(c.delivered_at, now)
             return f"delivered to {c.delivered_to_name} {age}, not acknowledged"
         return "not delivered yet, not acknowledged"
     return "the owner read it" if c.read_at else "the owner has not read it yet"
 
 
-def _comment_md(c: Comment) -> list[str]:
+def _comment_md(c: Comment, now: datetime) -> list[str]:
     who = "owner" if c.author_kind == COMMENT_OWNER else f"reply by {c.author_name}"
     to = f", to #{c.in_reply_to_id}" if c.in_reply_to_id else ""
-    head = f"- #{c.id} {who}, {stamp(c.created_at).age}{to} — {_state(c)}"
+    head = f"- #{c.id} {who}, {ago(c.created_at, now)}{to} — {_state(c, now)}"
     return [head, *(f"  > {line}".rstrip() for line in c.body.splitlines())]
 
 
@@ -87,11 +89,12 @@ def comments_md(data: comment_selectors.CommentList) -> str:
         what = "unacknowledged owner comments" if data.unread_only else "comments"
         return f"No {what} on {data.scope}."
     lines: list[str] = []
+    now = timezone.now()  # one moment for every age of the answer
     for t in data.threads:
         to = f" — bound to {t.recipient.name}" if t.recipient else " — no session bound"
         lines += ["", f"## {t.task.key} '{t.task.title}'{to}"]
         for c in t.comments:
-            lines += _comment_md(c)
+            lines += _comment_md(c, now)
     if data.left_out:
         lines += ["", f"{data.left_out} older comment(s) not shown: narrow with task=<key>."]
     lines += ["", HOW_TO_ANSWER]
