@@ -58,6 +58,8 @@ _stem_lock = threading.Lock()  # a Snowball stemmer keeps its word in itself whi
 def words(text: str) -> list[str]:
     """The words of `text` as search compares them: lowercased, Latin diacritics and
     combining marks removed as remove_diacritics 2 does, and ё folded to е."""
+    if text.isascii():  # most text: nothing to fold
+        return _WORD.findall(text.lower())
     return [word.replace("ё", "е") for word in _tokens(text)]
 
 
@@ -164,8 +166,7 @@ def _query_words(query: str) -> list[tuple[str, str]]:
 def _tokens(text: str) -> list[str]:
     """The words of `text` as unicode61 with remove_diacritics 2 makes them (ё kept)."""
     tokens = []
-    for match in _WORD.finditer(text.lower()):
-        token = match.group()
+    for token in _WORD.findall(text.lower()):
         if not token.isascii():
             token = "".join(_fold(ch) for ch in token)
         if token:
