@@ -9,14 +9,11 @@ renders again as soon as anything it shows changes (its age included), being ano
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
-
-if TYPE_CHECKING:
-    from memory.page_lists import DecisionRow, DocRow, NoteRow
 
 # Each list's kind: its item's template and the name the template gives the item.
 TEMPLATES = {
@@ -28,7 +25,8 @@ CACHED_ROWS = 4096  # ~1 KB each (a note with its markdown a few): a few MB at m
 
 
 @lru_cache(maxsize=CACHED_ROWS)
-def row_html(kind: str, row: DocRow | DecisionRow | NoteRow) -> SafeString:
-    """One row's <li>, without the whitespace around it (the list's template indents it)."""
+def row_html(kind: str, row: Hashable) -> SafeString:
+    """One row's <li> (a page_lists DocRow, DecisionRow or NoteRow of that kind), without the
+    whitespace around it (the list's template indents it)."""
     template, name = TEMPLATES[kind]
     return SafeString(render_to_string(template, {name: row}).strip())
