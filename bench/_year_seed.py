@@ -14,9 +14,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -61,26 +59,6 @@ MIX = {
 }
 
 
-@contextmanager
-def days_ago(days: float) -> Iterator[None]:
-    """timezone.now() `days` in the past while the block runs (the services stamp rows)."""
-    from django.utils import timezone
-
-    real = timezone.datetime
-    shift = timedelta(days=days)
-
-    class Past(datetime):
-        @classmethod
-        def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
-            return real.now(tz) - shift
-
-    timezone.datetime = Past
-    try:
-        yield
-    finally:
-        timezone.datetime = real
-
-
 def seed(home: Path) -> None:
     """Every part whose marker file is missing (see the module doc)."""
     import django
@@ -111,6 +89,7 @@ def seed(home: Path) -> None:
 def seed_tasks() -> None:
     """10 projects × 2,000 tasks through task_create and task_set_stage, done ones closed over
     the last year; a third of the open ones wait on the owner."""
+    from core.clock import set_back
     from tasks import services
     from tasks.models import Project
 
@@ -122,7 +101,7 @@ def seed_tasks() -> None:
         for stage, count in STAGES.items():
             for i in range(count):
                 age = rng.uniform(0, 365) if stage == "done" else rng.uniform(0, 30)
-                with days_ago(age):
+                with set_back(timedelta(days=age)):
                     _one_task(services, rng, slug, stage, i)
         print(f"  {slug}: {sum(STAGES.values())} tasks", flush=True)
 

@@ -68,7 +68,7 @@ def seed(home: Path) -> None:
 
 def _seed_child(home: Path) -> None:
     import random
-    from datetime import datetime, timedelta
+    from datetime import timedelta
 
     import django
 
@@ -76,6 +76,7 @@ def _seed_child(home: Path) -> None:
     from django.core.management import call_command
     from django.utils import timezone
 
+    from core.clock import set_back
     from sessions import services as session_services
     from tasks import services
     from tasks.models import Event, Project, Task
@@ -88,47 +89,34 @@ def _seed_child(home: Path) -> None:
     actor = "bench"
     services.project_upsert(slug=SLUG, name="Big Shop", actor=actor)
 
-    real_datetime = timezone.datetime
-
-    def at_days_ago(days: float) -> None:
-        shift = timedelta(days=days)
-
-        class Past(datetime):
-            @classmethod
-            def now(cls, tz=None):  # type: ignore[override]
-                return real_datetime.now(tz) - shift
-
-        timezone.datetime = Past
-
     started = time.perf_counter()
     bound = 0
     for stage, n in TASKS.items():
         for i in range(n):
             days = rng.uniform(0, 365) if stage == "done" else rng.uniform(0, 30)
-            at_days_ago(days)
-            task = services.task_create(
-                project=SLUG,
-                title=f"{stage.title()} task {i}: make the checkout page faster on slow phones",
-                stage="plan",
-                waiting_on=rng.choice(["", "owner", "agent", "review"]),
-                branch=f"feat/{stage}-{i}",
-                next_step="Measure, then fix the slowest request and measure again",
-                tracker_name="Jira",
-                tracker_ref=f"SHOP-{stage[:2].upper()}{i}",
-                tracker_logged=stage == "done",
-                actor=actor,
-            ).obj
-            if stage != "plan":
-                services.task_set_stage(key=task.key, stage=stage, actor=actor)
-            if stage != "done" and i % 10 == 0:
-                session_services.task_bind_session(
-                    task=task,
-                    session=f"local_{task.id:08x}-0000-4000-8000-000000000000",
-                    session_title=f"Session for {task.key}",
+            with set_back(timedelta(days=days)):
+                task = services.task_create(
+                    project=SLUG,
+                    title=f"{stage.title()} task {i}: make the checkout page faster on slow phones",
+                    stage="plan",
+                    waiting_on=rng.choice(["", "owner", "agent", "review"]),
+                    branch=f"feat/{stage}-{i}",
+                    next_step="Measure, then fix the slowest request and measure again",
+                    tracker_name="Jira",
+                    tracker_ref=f"SHOP-{stage[:2].upper()}{i}",
+                    tracker_logged=stage == "done",
                     actor=actor,
-                )
-                bound += 1
-    timezone.datetime = real_datetime
+                ).obj
+                if stage != "plan":
+                    services.task_set_stage(key=task.key, stage=stage, actor=actor)
+                if stage != "done" and i % 10 == 0:
+                    session_services.task_bind_session(
+                        task=task,
+                        session=f"local_{task.id:08x}-0000-4000-8000-000000000000",
+                        session_title=f"Session for {task.key}",
+                        actor=actor,
+                    )
+                    bound += 1
     seeded = time.perf_counter() - started
 
     project = Project.objects.get(slug=SLUG)

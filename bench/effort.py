@@ -62,14 +62,14 @@ def seed(home: Path) -> None:
 
 
 def _seed_child() -> None:
-    from datetime import datetime, timedelta
+    from datetime import timedelta
 
     import django
 
     django.setup()
     from django.core.management import call_command
-    from django.utils import timezone
 
+    from core.clock import set_back
     from sessions import services as session_services
     from tasks import services
     from tasks.models import Project
@@ -79,24 +79,11 @@ def _seed_child() -> None:
         return
     rng = random.Random(31)
     services.project_upsert(slug=SLUG, name="Effort Shop", actor="bench")
-    real_datetime = timezone.datetime
-
-    def at_days_ago(days: float) -> None:
-        shift = timedelta(days=days)
-
-        class Past(datetime):
-            @classmethod
-            def now(cls, tz=None):  # type: ignore[override]
-                return real_datetime.now(tz) - shift
-
-        timezone.datetime = Past
-
     started = time.perf_counter()
     bound = 0
-    try:
-        for stage, n in TASKS.items():
-            for i in range(n):
-                at_days_ago(rng.uniform(0, DAYS))
+    for stage, n in TASKS.items():
+        for i in range(n):
+            with set_back(timedelta(days=rng.uniform(0, DAYS))):
                 task = services.task_create(
                     project=SLUG,
                     title=f"{stage.title()} task {i}: make the checkout page faster on slow phones",
@@ -115,8 +102,6 @@ def _seed_child() -> None:
                         actor="bench",
                     )
                     bound += 1
-    finally:
-        timezone.datetime = real_datetime
     made = time.perf_counter() - started
     usage, efforts = _bulk(rng)
     print(

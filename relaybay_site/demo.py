@@ -16,13 +16,14 @@ import sqlite3
 import struct
 import uuid
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from core.actor import OWNER
+from core.clock import set_back
 from relaybay_site import demo_effort, demo_memory, demo_stands
 from relaybay_site.demo_data import (
     DESKTOP,
@@ -173,7 +174,8 @@ def seed() -> Seeded:
     for n, scene in enumerate(SCENES):  # the days before: each task made (and bound)
         binds = [i for i, step in enumerate(scene.steps) if step.verb == "bind"]
         then = scene.steps[: binds[0] + 1] if binds else ()
-        with _clock_from(started - SCENE_GAP * (len(SCENES) - n)):
+        # Each scene's writes stamped its days before now (core/clock.py).
+        with set_back(SCENE_GAP * (len(SCENES) - n) + (_now() - started)):
             created = task_create(
                 project=scene.project, title=scene.title, actor=scene.by, **scene.fields
             )
@@ -215,28 +217,6 @@ def _now() -> datetime:
     from django.utils import timezone
 
     return timezone.now()
-
-
-@contextlib.contextmanager
-def _clock_from(moment: datetime) -> Iterator[None]:
-    """Django's clock (django.utils.timezone.now, which the services and the models' defaults
-    read) set back to `moment` and running on from there, for one scene; the real one after.
-    The benches seed their histories the same way (bench/board_render.py)."""
-    from django.utils import timezone
-
-    real = timezone.datetime
-    shift = real.now(UTC) - moment
-
-    class Then(real):  # type: ignore[misc, valid-type]
-        @classmethod
-        def now(cls, tz: tzinfo | None = None) -> datetime:
-            return real.now(tz) - shift
-
-    timezone.datetime = Then
-    try:
-        yield
-    finally:
-        timezone.datetime = real
 
 
 def _calls() -> dict[str, Callable[..., Any]]:

@@ -144,8 +144,14 @@ def project_list() -> list[ProjectSummary]:
 
 # What a decision_list line shows of a decision (tasks/render_md.py decision_list_md).
 _LISTED = (
-    *("id", "text", "decided_by", "created_at", "superseded_by"),
-    *("source_kind", "source_ref", "source_text"),
+    "id",
+    "text",
+    "decided_by",
+    "created_at",
+    "superseded_by",
+    "source_kind",
+    "source_ref",
+    "source_text",
 )
 
 
