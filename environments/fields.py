@@ -148,7 +148,10 @@ def clean_field_name(value: Any) -> str:
 
 
 def parse_lines(text: str, *, field: str = "fields") -> dict[str, str]:
-    """The board's `name: value` lines as a dict (blank lines skipped, a value may hold ':')."""
+    """The board's `name: value` lines as a dict (blank lines skipped, a value may hold ':').
+
+    Names stay as typed: the service lowercases them only after the write door has read
+    them, since a token pasted as a name loses its shape in lowercase (AKIA…)."""
     result: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -156,7 +159,8 @@ def parse_lines(text: str, *, field: str = "fields") -> dict[str, str]:
         name, sep, value = line.partition(":")
         if not sep:
             raise InvalidField(field, f"line {number}: write it as name: value.")
-        result[clean_field_name(name)] = value.strip()
+        clean_field_name(name)  # a malformed name is refused here, never repeated
+        result[name.strip()] = value.strip()
     return result
 
 

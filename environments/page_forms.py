@@ -241,12 +241,14 @@ def _unsecret_lines(text: str, policy: Merged) -> str:
 
 def _test_lines(text: str) -> tuple[str, bool]:
     """The Test secrets box of a refused form: names kept, typed values never sent back
-    (`name: ***` stays, as it names a stored value). True when a value was left out."""
+    (`name: ***` stays, as it names a stored value; a token pasted as a name is masked).
+    True when a value was left out."""
     lines, blanked = [], False
     for line in text.splitlines():
-        name, _, value = line.partition(":")
+        raw_name, _, value = line.partition(":")
         if not line.strip():
             continue
+        name = no_secrets.masked(raw_name)
         if value.strip() == KEEP:
             lines.append(f"{name.strip()}: {KEEP}")
         else:

@@ -7,6 +7,7 @@ like a board write" holds by construction.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +95,13 @@ def check_secrets(values: dict[str, str], policy: Merged, *, prefix: str = "") -
     Through the write door, so what the policy lets through is let through the database's
     last line too (core/no_secrets.py)."""
     secret_door.refuse(values={f"{prefix}{k}": v for k, v in values.items()}, policy=policy)
+
+
+def check_field_names(names: Iterable[Any], policy: Merged, *, field: str = "fields") -> None:
+    """Refuse a field name that looks like a secret, read as typed: the stored name is
+    lowercased, where a token's shape (AKIA…) is no longer seen by the door or the last
+    line. The refusal says "a key of fields", never the name."""
+    secret_door.refuse(values={field: dict.fromkeys(map(str, names))}, policy=policy)
 
 
 def test_secrets_allowed(kind: str, policy: Merged) -> bool:
@@ -212,6 +220,7 @@ def _new_entry(env: Environment, item: dict[str, Any], policy: Merged) -> Enviro
             "access", "Test secrets are entered by the owner on the board, never proposed."
         )
     values = f.clean_access_fields(kind, raw)
+    check_field_names(raw, policy)
     check_secrets(values, policy, prefix=f"{kind} ")
     return EnvironmentAccess(environment=env, kind=kind, fields=values)
 

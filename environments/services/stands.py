@@ -21,6 +21,7 @@ from environments.services._steps import (
     Change,
     access_payload,
     apply_change,
+    check_field_names,
     check_secrets,
     env_payload,
     environment_policy,
@@ -88,6 +89,8 @@ def access_add(
         policy = environment_policy(found, env)
         access_kind = f.clean_access_kind(kind)
         values = f.clean_access_fields(access_kind, fields)
+        check_field_names(fields, policy)
+        check_field_names(test_secrets or {}, policy, field="test_secrets")
         check_secrets(values, policy)
         stored: dict[str, Any] = dict(values)
         stored.update(_test_secrets(env, policy, test_secrets or {}, {}, taken=values))
@@ -124,6 +127,8 @@ def access_update(
         env = found.environment
         policy = environment_policy(env.project, env)
         values = f.clean_access_fields(found.kind, fields)
+        check_field_names(fields, policy)
+        check_field_names(test_secrets or {}, policy, field="test_secrets")
         check_secrets(values, policy)
         old_tests = {k: v for k, v in found.fields.items() if isinstance(v, dict)}
         stored: dict[str, Any] = dict(values)

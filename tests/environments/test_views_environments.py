@@ -666,3 +666,37 @@ def test_the_page_says_which_detectors_guard_its_writes_and_which_the_policy_swi
     assert "(2 switched off by the policy)" in help_text
     assert "switched off by the policy: jwt, secret-prose ." in help_text
     assert ", jwt," not in help_text
+
+
+AWS_KEY_ID = "AKIAQ7ZKM2WX4RT5HJ3N"  # an AWS access key id's shape, no docs placeholder
+
+
+@pytest.mark.parametrize("box", ["fields", "test_secrets"])
+def test_a_token_typed_as_a_field_name_is_refused_never_stored_lowercased(web, box) -> None:
+    # issue 38: the names of `name: value` lines went round the door, and lowercasing hid
+    # the token's shape from the database's last line.
+    allow_test_secrets()
+    env = make_environment("acme", "staging", "test")
+    form = f"entry-new-{env.id}"
+    lines = {"fields": "host: db", "test_secrets": ""}
+    lines[box] = f"{lines[box]}\n{AWS_KEY_ID}: x"
+    data = {"form": form, "environment": "staging", "kind": "other", **lines}
+    response = post(web, "access_add", data)
+    assert response.status_code == 400, response.content.decode()[:2000]
+    html = response.content.decode()
+    assert (
+        f"Refused: a key of {box} looks like it contains a secret value (aws-access-key)"
+        in text(section(html, "refusal"))
+    )
+    assert AWS_KEY_ID not in html
+    assert AWS_KEY_ID.lower() not in html
+    assert not EnvironmentAccess.objects.exists()
+    entry = services.access_add(
+        project="acme", environment="staging", kind="other", fields={"host": "h"}, actor=OWNER
+    ).obj
+    update = {"form": f"entry-{entry.id}-edit", **lines}
+    response = post(web, "access_update", update, entry.id)
+    assert response.status_code == 400
+    assert AWS_KEY_ID.lower() not in response.content.decode()
+    entry.refresh_from_db()
+    assert entry.fields == {"host": "h"}
