@@ -171,10 +171,10 @@ def _walk(field: str, value: Any, limit: int, *, tokens_only: bool) -> Iterator[
                 yield _Piece(field, path, item, key, tokens_only)
         elif isinstance(item, Mapping):
             budget -= 2
-            for name, inner in reversed(list(item.items())):
+            for index, (name, inner) in reversed(list(enumerate(item.items()))):
                 name = str(name)
                 budget -= len(name) + 3
-                stack.append((f"{path}.{name}", inner, name, depth + 1))
+                stack.append((_key_path(path, name, index), inner, name, depth + 1))
                 stack.append((f"a key of {path}", name, None, depth + 1))
         elif isinstance(item, list | tuple):
             budget -= 2
@@ -184,6 +184,19 @@ def _walk(field: str, value: Any, limit: int, *, tokens_only: bool) -> Iterator[
             stack.append((path, str(item), key, depth))
         else:
             budget -= 8
+
+
+# A key a refusal may quote in a path: a short identifier. Without white space, a colon, an
+# equals sign, a slash or an @ only a token shape could be a secret in it (_PLAIN below).
+_SAFE_KEY = re.compile(r"[A-Za-z_][\w.\-]{0,40}")
+
+
+def _key_path(path: str, name: str, index: int) -> str:
+    """`path.name` for a plain key; `path[index]`, its place in the mapping, for any other
+    key, which may be a secret typed where a name goes and a refusal must not repeat."""
+    if _SAFE_KEY.fullmatch(name) and not _may_hold_token(name):
+        return f"{path}.{name}"
+    return f"{path}[{index}]"
 
 
 def _findings(piece: _Piece, rules: secrets.SecretsPolicy) -> list[secrets.Finding]:

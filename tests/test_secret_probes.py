@@ -184,6 +184,37 @@ def test_the_owners_policy_editor_refuses_a_token_too() -> None:
     )
 
 
+PASSWORD_KEY = "Hunter2Pw!xyz-password"  # a password's shape, under the name rules
+
+
+def test_a_refusal_names_a_secret_shaped_key_by_its_place_never_the_key() -> None:
+    # issue 38: the path was built from the keys, so the refusal quoted this one.
+    overrides = {"db": "ask", "sign_in": "read", PASSWORD_KEY: "Hunter2Hunter2"}
+    message = refused(
+        lambda: propose({"environment": "live", "kind": "live", "overrides": overrides}),
+        PASSWORD_KEY,
+        detector="secret-field",
+    )
+    assert message.startswith("Refused: change.overrides[2] must be a reference")
+    message = refused(
+        lambda: policy_propose({"guard": {"levels": {}, PASSWORD_KEY: "Hunter2Hunter2"}}),
+        PASSWORD_KEY,
+        detector="secret-field",
+    )
+    assert message.startswith("Refused: patch.guard[1] must be a reference")
+    assert not PolicyProposal.objects.exists()
+
+
+def test_a_plain_key_is_still_named_in_the_refusal() -> None:
+    entry = {"kind": "other", "fields": {"db_password": "Hunter2Hunter2"}}
+    message = refused(
+        lambda: propose({"environment": "live", "kind": "live", "access": [entry]}),
+        "Hunter2Hunter2",
+        detector="secret-field",
+    )
+    assert message.startswith("Refused: change.access[0].fields.db_password must be a reference")
+
+
 # --- memory and decisions -------------------------------------------------------------------------
 
 
