@@ -194,7 +194,7 @@ _SAFE_KEY = re.compile(r"[A-Za-z_][\w.\-]{0,40}")
 def _key_path(path: str, name: str, index: int) -> str:
     """`path.name` for a plain key; `path[index]`, its place in the mapping, for any other
     key, which may be a secret typed where a name goes and a refusal must not repeat."""
-    if _SAFE_KEY.fullmatch(name) and not _may_hold_token(name):
+    if _SAFE_KEY.fullmatch(name) and next(tokens(name), None) is None:
         return f"{path}.{name}"
     return f"{path}[{index}]"
 

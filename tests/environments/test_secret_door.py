@@ -129,3 +129,14 @@ def test_the_refusal_masks_the_value_in_what_a_form_keeps() -> None:
     assert found.hide(f"push with {GHP} now") == "push with *** now"
     assert found.hide(f"push with {GHP.lower()} now") == "push with *** now"
     assert no_secrets.masked(f"a {JWT} b {AKIA}") == "a *** b ***"
+
+
+def test_a_path_quotes_a_plain_key_and_names_any_other_by_its_place() -> None:
+    found = refusal(
+        values={"change": {"meta": {"aws_secret_key": "$AWS_KEY", "ASIA_db_password": "Hunter2!"}}}
+    )
+    assert str(found).startswith("Refused: change.meta.ASIA_db_password must be a reference")
+    found = refusal(values={"change": {"meta": {"a": "b", "pass word": "Hunter2!"}}})
+    assert str(found).startswith("Refused: change.meta[1] must be a reference")
+    found = refusal(values={"change": {"x" * 50 + "_password": "Hunter2!"}})
+    assert str(found).startswith("Refused: change[0] must be a reference")
