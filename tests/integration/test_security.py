@@ -399,6 +399,32 @@ def test_the_access_log_never_holds_the_token(server):
     assert server.token not in log
 
 
+AWS_KEY_ID = "AKIAQ7ZKM2WX4RT5HJ3N"  # an AWS access key id's shape
+
+
+def test_the_access_log_masks_secrets_in_every_query_string(server):
+    # issue 38: a search for a token was written to the log as typed.
+    queries = {
+        "token-shaped search": {"q": f"rotate {AWS_KEY_ID} today", "page": "2"},
+        "a password by its name": {"password": "Hunter2Hunter2", "next": "/"},
+        "user:password in a url": {"q": "https://deploy:S3cretPassw0rd@git.acme.test/x"},
+        "a token as a name": {AWS_KEY_ID: ""},
+    }
+    for query in queries.values():
+        call(server, "GET", "/p/acme/docs?" + urlencode(query))
+    log = wait_for_log(server, "page=2")
+    log = wait_for_log(server, "git.acme.test")
+    lines = [line for line in log.splitlines() if "/p/acme/docs?" in line]
+    assert len(lines) == len(queries), log
+    assert AWS_KEY_ID not in log
+    assert "Hunter2Hunter2" not in log
+    assert "S3cretPassw0rd" not in log
+    assert "/p/acme/docs?q=rotate+***+today&page=2 " in lines[0]
+    assert "/p/acme/docs?password=***&next=%2F " in lines[1]  # the rest kept as it came
+    assert "/p/acme/docs?q=https://deploy:***@git.acme.test/x " in lines[2]
+    assert "/p/acme/docs?***= " in lines[3]
+
+
 # --- §9.6 CSRF on cookie writes -------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_plus, unquote_plus
 
 from django.conf import settings
 from django.core.management import call_command
@@ -28,6 +29,7 @@ from django.urls import reverse
 
 from core import heap, tokens
 from core.security import current_token
+from environments import secrets
 from memory import search as memory_search
 from policy import global_file
 from policy import services as policy_services
@@ -40,14 +42,46 @@ log = logging.getLogger("relaybay.serve")
 
 
 def access_logger(protocol: str, action: str, details: dict[str, Any]) -> None:
-    """One line per request; a query that may hold the token is never written (§9.5)."""
+    """One line per request; a query that may hold the token is never written (§9.5), and
+    every other query has its secret spots masked: a search may hold a pasted token."""
     if protocol != "http" or action != "complete":
         return
     path = str(details.get("path", ""))
     base, sep, query = path.partition("?")
     if sep and (base.rstrip("/") == "/login" or "token" in query.lower()):
         path = base + "?[redacted]"
+    elif sep:
+        path = f"{base}?{masked_query(query)}"
     sys.stderr.write(f"{details.get('method')} {path} {details.get('status')}\n")
+
+
+def masked_query(query: str) -> str:
+    """The query as it came, but each `name=value` pair holding a secret — a token shape,
+    user:password, a value under a secret's name (password=…), as every detector and the
+    field-name rules of the write door find them, ignoring the policy — is written decoded
+    and masked (***), so a percent-encoded secret is found too."""
+    pairs = []
+    for pair in query.split("&"):
+        raw_name, sep, raw_value = pair.partition("=")
+        name, value = unquote_plus(raw_name), unquote_plus(raw_value)
+        shown_name, shown_value = _unsecret(name, None), _unsecret(value, name)
+        if (shown_name, shown_value) != (name, value):
+            pair = quote_plus(shown_name, safe="*") + sep + quote_plus(shown_value, safe="*/:@")
+        pairs.append(pair)
+    return "&".join(pairs)
+
+
+def _unsecret(text: str, name: str | None) -> str:
+    """`text` with every secret span one *** (overlapping findings merged)."""
+    spans: list[list[int]] = []
+    for start, end in sorted((f.start, f.end) for f in secrets.find(text, field="q", name=name)):
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    for start, end in reversed(spans):
+        text = text[:start] + secrets.MASK + text[end:]
+    return text
 
 
 def bind_warning(cfg: Any) -> str | None:
