@@ -9,8 +9,14 @@ back and nothing is stored. Token shapes only (a GitHub key, a JWT …): they ca
 prose, so no stored text can hold one by accident.
 
 A finding the policy lets through (secrets.disable, secrets.allow, a test secret on a test
-stand) is told to this module by the door (`let_through`) for the rest of the thread's
-work, so the line agrees with the door. core imports no app: the scan is registered.
+stand) is told to this module by the door (`let_through`) for the rest of that transaction:
+the connection forgets it when the transaction commits or rolls back (`forget_allowed`,
+called by core/sqlite/base.py), so a token allowed for one write is not allowed for the
+next. core imports no app: the scan is registered.
+
+This is a net, not a trap: what relaybay observes (hook payloads, transcripts) is masked
+before it is stored (environments.secrets.safe_text), so a refusal here inside a hook's
+bookkeeping is a bug, which the hook logs while its answer still goes out.
 """
 
 from __future__ import annotations
@@ -49,6 +55,13 @@ def let_through(tokens: Iterable[str]) -> None:
         kept.move_to_end(token.lower())
     while len(kept) > _LET_THROUGH_MAX:
         kept.popitem(last=False)
+
+
+def forget_allowed() -> None:
+    """The transaction ended: what the door let through was for it alone."""
+    kept = getattr(_local, "kept", None)
+    if kept:
+        kept.clear()
 
 
 def check_write(sql: str, params: Sequence[Any] | Any) -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "find",
     "is_reference",
     "mask",
+    "safe_text",
     "scan_text",
 ]
 
@@ -149,14 +150,48 @@ def mask(command: str, *, test_values: Iterable[str] = ()) -> str:
     if len(text) > WINDOW:  # only the start is kept; drop the word the cut may have split
         text = text[:WINDOW].rsplit(" ", 1)[0]
     collapsed = {" ".join(v.split()) for v in values} - values - {""}
-    text = _mask_values(text, collapsed)
+    return _mask_spots(_mask_values(text, collapsed))[:JOURNAL_LIMIT]
+
+
+def safe_text(text: str, *, test_values: Iterable[str] = ()) -> str:
+    """What relaybay may keep of a text it observed (a hook's cwd, a session id, a message,
+    a todo subject, a touched path …): every test value and every spot of every detector
+    masked with ***, exactly as the journal masks (keys and name=value assignments
+    included), the rest kept as it was. Observations are masked, never refused, so storing
+    one can never fail and never stop a hook's answer (docs/policy.md). Ignores the policy.
+
+    Most observations hold nothing any detector could find: one search for the characters
+    and words every spot needs answers those."""
+    if not text:
+        return text
+    values = {v for v in test_values if v}
+    if values:
+        text = _mask_values(text, values)
+    if _MAY_HOLD_SECRET.search(text) is None:
+        return text
+    return _mask_spots(text)
+
+
+# Whatever any spot of the table needs to find something: a token's first letters, an
+# assignment's = or a prose name's :, a URL's @, an option's dash, a scheme word. A text
+# without any of them holds no secret the table can find (tests/sessions/test_observed.py
+# holds this against the token corpus).
+_MAY_HOLD_SECRET = regex.compile(
+    r"[=:@]|--|(?<![\w\-])-[upa]|(?i:bearer|basic|token|digest|sshpass|authorization)"
+    r"|-----BEGIN|gh[pousr]_|github_pat_|gl[a-z]{2,4}-|xox[a-z]-|xapp-|sk[-_]|[rp]k_"
+    r"|AKIA|ASIA|A3T|ABIA|ACCA|eyJ|AIza"
+)
+
+
+def _mask_spots(text: str) -> str:
+    """Every spot of every detector in the text replaced by ***."""
     spans = _merged((start, end) for _, start, end in _hits(text, frozenset()))
     pieces, at = [], 0
     for start, end in spans:
         pieces += [text[at:start], MASK]
         at = end
     pieces.append(text[at:])
-    return "".join(pieces)[:JOURNAL_LIMIT]
+    return "".join(pieces)
 
 
 # --- the steps ------------------------------------------------------------------------------

@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import TextField
+from django.db.models.functions import Cast
+
+from core.memo import Memo
 from core.rows import columns, fetch_all, has_rows, rows_where
 from environments.levels import Level, Stand, resolve_all
 from environments.models import PENDING, Environment, EnvironmentAccess, EnvironmentProposal
@@ -122,3 +126,35 @@ def test_secret_values(entry: EnvironmentAccess) -> dict[str, Any]:
 def has_live_stand(project: Project) -> bool:
     """Whether the project has a live environment: where the guard journals actions (§7)."""
     return project.environments.filter(kind="live").exists()
+
+
+def stored_test_values() -> tuple[str, ...]:
+    """Every stored test secret value of every stand (§7 Test secrets): what whatever
+    relaybay keeps of a hook event is masked with. Read once and kept until a stand's write
+    forgets it (`forget_test_values`): every hook event asks."""
+    kept = _test_values.get(None)
+    if kept is not None:
+        return kept
+    rows = (
+        EnvironmentAccess.objects.annotate(text=Cast("fields", TextField()))
+        .filter(text__contains='"test": true')
+        .values_list("fields", flat=True)
+    )
+    values = (
+        str(v.get("value") or "")
+        for fields in rows
+        for v in fields.values()
+        if isinstance(v, dict) and v.get("test") is True
+    )
+    kept = tuple(dict.fromkeys(v for v in values if v))
+    _test_values.set(None, kept)
+    return kept
+
+
+def forget_test_values() -> None:
+    """A stand or access entry changed: the next hook event reads the values again. Kept
+    values of a deleted entry can only mask more, never reveal."""
+    _test_values.clear()
+
+
+_test_values: Memo[None, tuple[str, ...]] = Memo(1)

@@ -33,3 +33,16 @@ class CheckedCursor(base.SQLiteCursorWrapper):
 class DatabaseWrapper(base.DatabaseWrapper):
     def create_cursor(self, name: str | None = None) -> Any:
         return self.connection.cursor(factory=CheckedCursor)
+
+    # What the door let through lives as long as the transaction it was let through in.
+    def _commit(self) -> None:
+        try:
+            super()._commit()
+        finally:
+            no_secrets.forget_allowed()
+
+    def _rollback(self) -> None:
+        try:
+            super()._rollback()
+        finally:
+            no_secrets.forget_allowed()

@@ -1,13 +1,15 @@
 """The answer a hook event gets, composed from parts other apps plug in (§4).
 
 The hook service builds one `HookCall` per event and one `HookAnswer`, then, inside the
-request's transaction and after the status write:
+request's transaction and after the status write (its own savepoint):
 
 - SessionStart first gets "Your relaybay hook session: <id>. …";
 - every context provider registered for the event's kind adds lines (owner comments, plan
   reminders, the guard's notes …) in `order`, sharing one 8000-character budget: a provider
   reads `answer.budget_left` and adds with `answer.add_context(text)`;
-- the guard sets `answer.deny(reason)` or `answer.ask(reason)` on a PRE_TOOL;
+- before any of that, and before anything of the event is stored, the deciders run: the
+  guard sets `answer.deny(reason)` or `answer.ask(reason)` on a PRE_TOOL and journals it,
+  so its answer never depends on the session's bookkeeping;
 - on STOP, the stop handlers are asked in turn for a `StopRequest`; the service grants the
   first one when the generic Stop rules allow a block (`stop_may_block`) and then calls its
   `on_blocked()` in the same transaction.
@@ -124,7 +126,17 @@ ContextProvider = Callable[[HookCall, HookAnswer], None]
 StopHandler = Callable[[HookCall], StopRequest | None]
 
 _providers: list[tuple[int, frozenset[str], ContextProvider]] = []
+_deciders: list[tuple[frozenset[str], ContextProvider]] = []
 _stop_handlers: list[StopHandler] = []
+
+
+def register_decider(kinds: frozenset[str], fn: ContextProvider) -> None:
+    """Decide on the events of `kinds` before anything of the event is stored (the guard):
+    the decision and whatever the decider records stand whether or not the session's
+    bookkeeping succeeds after it (docs/policy.md "The guard never fails open")."""
+    if any(registered is fn for _, registered in _deciders):
+        return
+    _deciders.append((frozenset(kinds), fn))
 
 
 def register_context_provider(order: int, kinds: frozenset[str], fn: ContextProvider) -> None:
@@ -167,6 +179,18 @@ def run_providers(call: HookCall, answer: HookAnswer) -> None:
                 fn(call, answer)
         except Exception:
             log.exception("hook context provider %r failed", fn)
+
+
+def run_deciders(call: HookCall, answer: HookAnswer) -> None:
+    """Each decider on its own, before the bookkeeping: one that fails is logged and the
+    call goes on (§7: a guard error never stops an agent)."""
+    for kinds, fn in list(_deciders):
+        if call.kind not in kinds:
+            continue
+        try:
+            fn(call, answer)
+        except Exception:
+            log.exception("hook decider %r failed", fn)
 
 
 def stop_may_block(*, continued: bool, blocks_this_turn: int) -> bool:

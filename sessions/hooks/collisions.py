@@ -18,6 +18,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.display import ago
+from environments.secrets import safe_text
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
 from sessions.hooks import touches
@@ -58,6 +59,8 @@ def _touch(call: HookCall, session: Session, now: datetime) -> list[str]:
     paths = touches.in_repository(written, call.event.cwd, project.repo_path)
     if not paths:
         return []
+    # An observation: a name=value or a test secret in a path is masked, never refused.
+    paths = list(dict.fromkeys(safe_text(p, test_values=call.event.test_values) for p in paths))
     found = steps.paths_touched_step(session, project, paths, actor=call.actor, now=now)
     found += _branches(session, project, call.event.cwd, call.actor, now)
     return [_line(f, now) for f in found]

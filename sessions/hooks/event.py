@@ -112,3 +112,6 @@ class HookEvent:
     stop_continued: bool = False  # STOP: another hook already continued this turn
     host: Host | None = None  # the desktop session the environment names
     todo: TodoChange | None = None  # POST_TOOL of the agent's todo tool
+    # The stored test secret values, which whatever is kept of this event is masked with
+    # (set by sessions/hooks/observed.py; an adapter leaves it empty).
+    test_values: tuple[str, ...] = field(default=(), repr=False)

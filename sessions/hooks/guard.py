@@ -4,18 +4,23 @@ Every shell or MCP tool call an agent is about to make (a PRE_TOOL) is read by
 environments.guard
 against the stands it could touch: those of the session's project and of the tasks bound
 to it, or, for a session the hooks could not place, of the project whose repo_path holds
-the hook's cwd (found once per agent session and folder). A deny or an ask becomes the
+the hook's cwd (found once per agent session and folder). It is the hook answer's decider:
+it runs on the event as it came, before anything of the event is stored, and its decision
+stands whatever the session's bookkeeping after it does (the guard never fails open
+because of relaybay's own storage); the journal entry is written after the decision is
+made, and its failure is logged without changing it. A deny or an ask becomes the
 answer's decision with the guard's reason (the adapter writes it as the agent reads it:
 Claude Code's permissionDecision); a warning rides in the context; relaybay never answers
 allow. Every touched live stand gets a
 live.action event, whatever the decision, its command masked with every stored test
 secret value of every stand in scope — a live stand never holds one (§7 Test secrets), so
-the values to mask are the local and test stands'. The step runs in its own savepoint
-(hook_answer.run_providers): a guard error is logged and the call goes on.
+the values to mask are the local and test stands'. A guard error is logged and the call
+goes on (§7).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,10 +36,11 @@ from sessions.hooks.linking import projects_containing
 from tasks.extensions import plug_in_once
 from tasks.models import Project, Task
 
+log = logging.getLogger("relaybay.hooks")
+
 # (project slug, environment name) → the project and the guard's view of that stand
 Stands = dict[tuple[str, str], tuple[Project, guard.StandRules]]
 
-ORDER = 10  # first: the guard's reason leads; owner comments (50) ride in the same answer
 KINDS = frozenset({ev.PRE_TOOL})
 # An unplaced session's projects, found from its cwd once per agent session and folder.
 _cwd_projects: Memo[tuple[str, str], tuple[Project, ...]] = Memo(1_000)
@@ -60,8 +66,11 @@ def guard_call(call: HookCall, answer: HookAnswer) -> None:
     if not stands:
         return
     verdict = guard.decide(name, given, [rules for _, rules in stands.values()], text=text)
-    _journal(call, verdict, stands, tasks, call.event.tool.name if call.event.tool else name)
-    _answer(verdict, answer)
+    _answer(verdict, answer)  # decided: nothing after this can take the decision back
+    try:
+        _journal(call, verdict, stands, tasks, call.event.tool.name if call.event.tool else name)
+    except Exception:
+        log.exception("the guard's journal entry of a %s call failed", name)
 
 
 def engine_call(tool: Tool | None) -> tuple[str, Mapping[str, Any]] | None:
@@ -157,5 +166,6 @@ def _answer(verdict: guard.Verdict, answer: HookAnswer) -> None:
 
 @plug_in_once
 def register() -> None:
-    """Plug into the hook answers (idempotent: the registry skips a provider it holds)."""
-    hook_answer.register_context_provider(ORDER, KINDS, guard_call)
+    """Plug into the hook answers as their decider: before anything of the event is stored
+    (idempotent: the registry skips a decider it holds)."""
+    hook_answer.register_decider(KINDS, guard_call)

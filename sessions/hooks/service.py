@@ -12,14 +12,18 @@ the 5 s activity window is activity.py.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from core import actor as actors
+from core.errors import SecretRefused
+from core.no_secrets import masked
+from environments import selectors as env_selectors
 from sessions.fields import valid_agent_session_id
 from sessions.hooks import activity as window
 from sessions.hooks import answer as hook_answer
@@ -27,11 +31,13 @@ from sessions.hooks import event as ev
 from sessions.hooks import linking, todos, waiting
 from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.hooks.event import HookEvent
+from sessions.hooks.observed import observed as observe
 from sessions.models import ENDED, IDLE, WAITING, WORKING, Session
 from sessions.services import collisions as collision_steps
 from sessions.services import hooks as hook_steps
 from tasks.models import Event
 
+log = logging.getLogger("relaybay.hooks")
 ACTIVITY_MAX = 200
 NOTIFICATION_MAX = 120
 
@@ -91,43 +97,103 @@ class Handled:
 
 
 def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
-    """Handle one neutral hook event (§4): status, links, todo, answer."""
+    """Handle one neutral hook event (§4): decide, then store, then answer.
+
+    The deciders (the guard) answer first, from the event as it came and the session it
+    belongs to as read so far; the bookkeeping (link, todo, status, unbinding) stores the
+    event as observed (observed.py: masked, never refused) in a savepoint of its own; the
+    providers and the Stop handlers answer last. A failure of the bookkeeping is one log
+    line and costs the answer nothing (docs/policy.md "The guard never fails open")."""
     if event.kind not in STATUS or not valid_agent_session_id(event.session_id):
         return Handled(answer=None, ignored=True)
     now = timezone.now()
-    with transaction.atomic(durable=True):
-        if event.kind in CALL_ENDS:
-            waiting.call_ended(event.session_id)
-        link = linking.decide(event)
-        if link.action == linking.DROP:
-            return Handled(answer=None, dropped=True)
-        session, before, events = _apply_link(link, event, actor=actor, now=now)
-        if event.todo is not None:
-            events += todos.capture(session, event.session_id, event.todo, actor=actor)
-        # A new link or a new process is news, like a status change: written at once.
-        at_once = link.action != linking.EXISTING or event.kind == ev.SESSION_START
-        events += _write_status(session, event, before, at_once=at_once, actor=actor, now=now)
-        if event.kind == ev.SESSION_END and not event.keeps_bindings:
-            events += hook_steps.unbind_on_end(session, actor=actor, now=now)
-        if event.kind == ev.SESSION_END and session.hook_status == ENDED:
-            # an ended session's paths end with it (collision warnings)
-            collision_steps.forget_paths_step(session)
-        if event.kind == ev.PROMPT and session.stop_blocks:
-            hook_steps.set_stop_blocks(session, 0)
-        exact = session.cc_exact and session.cc_session_id == event.session_id
-        call = HookCall(event=event, session=session, exact=exact, actor=actor)
-        answer = HookAnswer()
-        if event.kind == ev.SESSION_START:
-            answer.add_context(hook_answer.session_start_line(event.session_id, event.meta_links))
-        hook_answer.run_providers(call, answer)
-        if event.kind == ev.STOP:
-            _stop(call, session, answer)
+    seen = observe(event, env_selectors.stored_test_values())
+    link = linking.decide(seen)
+    if link.action == linking.DROP:
+        return Handled(answer=None, dropped=True)
+    answer = HookAnswer()
+    if seen.kind == ev.SESSION_START:
+        answer.add_context(hook_answer.session_start_line(seen.session_id, seen.meta_links))
+    known = link.session if link.action in _KNOWN else None
+    hook_answer.run_deciders(HookCall(event=event, session=known, exact=False, actor=actor), answer)
+    try:
+        with transaction.atomic(durable=True):
+            stored = _store(seen, link, actor=actor, now=now)
+            session, events = stored if stored is not None else (_reread(known), [])
+            if session is None:
+                return Handled(answer=answer)
+            exact = session.cc_exact and session.cc_session_id == seen.session_id
+            call = HookCall(event=seen, session=session, exact=exact, actor=actor)
+            hook_answer.run_providers(call, answer)
+            if seen.kind == ev.STOP:
+                _stop(call, session, answer)
+    except DatabaseError as exc:  # the database itself failed: the decision still goes out
+        log.error("%s hook %s: nothing stored (%s)", event.agent, event.name, _said(exc))
+        return Handled(answer=answer)
+    except Exception:  # a bug: its traceback is worth a look, and the answer still goes out
+        log.exception("%s hook %s failed after its decision", event.agent, event.name)
+        return Handled(answer=answer)
     return Handled(
         answer=answer,
         session=session,
         events=tuple(events),
         flush_in=window.activity_clock.next_due_in(),
     )
+
+
+def _reread(session: Session | None) -> Session | None:
+    """The session as stored, after a bookkeeping that failed may have changed it in memory."""
+    return None if session is None else Session.objects.filter(pk=session.pk).first()
+
+
+# The links whose session exists before the event is stored: the guard's scope.
+_KNOWN = frozenset({linking.EXISTING, linking.ENV, linking.GUESS})
+
+
+def _store(
+    seen: HookEvent, link: linking.Link, *, actor: str, now: datetime
+) -> tuple[Session, list[Event]] | None:
+    """The bookkeeping of one event in its own savepoint: the link, the todo, the status,
+    the unbinding on a SESSION_END. None, logged once, when it failed: a refusal of the
+    database's last line here is a bug (an observation reached it unmasked), never a
+    reason to leave the agent without its answer."""
+    try:
+        with transaction.atomic():
+            if seen.kind in CALL_ENDS:
+                waiting.call_ended(seen.session_id)
+            session, before, events = _apply_link(link, seen, actor=actor, now=now)
+            if seen.todo is not None:
+                events += todos.capture(session, seen.session_id, seen.todo, actor=actor)
+            # A new link or a new process is news, like a status change: written at once.
+            at_once = link.action != linking.EXISTING or seen.kind == ev.SESSION_START
+            events += _write_status(session, seen, before, at_once=at_once, actor=actor, now=now)
+            if seen.kind == ev.SESSION_END and not seen.keeps_bindings:
+                events += hook_steps.unbind_on_end(session, actor=actor, now=now)
+            if seen.kind == ev.SESSION_END and session.hook_status == ENDED:
+                # an ended session's paths end with it (collision warnings)
+                collision_steps.forget_paths_step(session)
+            if seen.kind == ev.PROMPT and session.stop_blocks:
+                hook_steps.set_stop_blocks(session, 0)
+    except SecretRefused as exc:
+        log.error(
+            "%s hook %s: the database refused the session's bookkeeping, a bug: %s",
+            seen.agent,
+            seen.name,
+            _said(exc),
+        )
+        return None
+    except DatabaseError as exc:
+        log.error("%s hook %s: the bookkeeping failed: %s", seen.agent, seen.name, _said(exc))
+        return None
+    except Exception:
+        log.exception("%s hook %s: the bookkeeping failed", seen.agent, seen.name)
+        return None
+    return session, events
+
+
+def _said(exc: Exception) -> str:
+    """An error as one log line: its kind and its message, every token shape masked."""
+    return masked(f"{type(exc).__name__}: {' '.join(str(exc).split())}")[:300]
 
 
 # --- linking, status ---------------------------------------------------------------------

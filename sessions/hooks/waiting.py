@@ -10,7 +10,8 @@ is gone when the wait ends.
 
 This is the one exception to "tool input is never stored" (§9): only this summary — the
 tool's name and the start of its command, question or plan title — every secret-shaped
-spot masked by the stands' detectors (environments.secrets.mask), cut at 200 characters.
+spot masked by the stands' detectors and every stored test secret value
+(environments.secrets.mask, as the journal), cut at 200 characters.
 The last PRE_TOOL's summary waits for a permission prompt in this process's memory only.
 """
 
@@ -29,10 +30,11 @@ STATE_MAX = 10_000
 _last_calls: Memo[str, tuple[str, str]] = Memo(STATE_MAX)  # agent session id → (tool, text)
 
 
-def summary(tool_name: str, raw: str) -> str:
-    """ "Bash git push origin main": the tool and its text, masked, at most 200 characters."""
+def summary(tool_name: str, raw: str, test_values: tuple[str, ...] = ()) -> str:
+    """ "Bash git push origin main": the tool and its text, masked like the journal (every
+    spot and every stored test secret value), at most 200 characters."""
     line = " ".join(f"{tool_name} {raw}".split()) if raw else tool_name
-    return mask(line)[:SUMMARY_MAX]
+    return mask(line, test_values=test_values)[:SUMMARY_MAX]
 
 
 def asking(event: HookEvent) -> str | None:
@@ -44,7 +46,7 @@ def asking(event: HookEvent) -> str | None:
     raw = tool.waits_on[:RAW_MAX]
     _last_calls.set(event.session_id, (tool.name, raw))
     if tool.kind == ev.ASKS:
-        return summary(tool.name, raw)
+        return summary(tool.name, raw, event.test_values)
     return None
 
 
@@ -58,7 +60,7 @@ def notified(event: HookEvent) -> str | None:
     last = _last_calls.get(event.session_id)
     if last is None:
         return "permission for a tool"
-    return summary(*last)
+    return summary(*last, event.test_values)
 
 
 def call_ended(agent_session_id: str) -> None:

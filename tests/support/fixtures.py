@@ -44,6 +44,7 @@ def configure(settings: Any) -> Any:
 def _forget_signal_memory() -> None:
     """The board's signals keep per-session state in process memory, keyed by session id;
     a rolled-back test database hands the same ids out again, so every test starts clean."""
+    from environments.selectors import forget_test_values
     from plans import reminders
     from sessions.hooks import activity, guard, stuck, sweep, turn_end, waiting
     from tasks.selectors import inbox
@@ -56,6 +57,7 @@ def _forget_signal_memory() -> None:
     turn_end.forget()
     waiting.forget()
     guard.forget()
+    forget_test_values()
 
 
 @pytest.fixture(scope="session", autouse=True)
