@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
 from core.errors import InvalidField
+from environments.secrets import safe_text
 from sessions.models import CC_ID_MAX, KIND_DESKTOP, KIND_NAMED, NAME_MAX, TITLE_MAX
 
 _LOCAL_ID = re.compile(
@@ -21,6 +23,19 @@ _CC_ID = re.compile(rf"[A-Za-z0-9._:-]{{1,{CC_ID_MAX}}}")
 def valid_agent_session_id(value: object) -> bool:
     """An agent's session id as hooks send it (Claude Code's session_id, a thread id)."""
     return isinstance(value, str) and _CC_ID.fullmatch(value) is not None
+
+
+def stored_agent_id(value: str) -> str:
+    """An agent's session id as relaybay keeps it: itself, or — when it holds a secret's
+    shape (an id is an observation: masked, never refused, docs/policy.md) — a stable
+    stand-in, `masked-<digest>`, so every hook event, MCP call (_meta.sessionId) and wait of
+    that session still finds the same row. The SessionStart line hands the agent this."""
+    if not value or safe_text(value) == value:
+        return value
+    return MASKED_ID_PREFIX + hashlib.sha256(value.encode()).hexdigest()[:24]
+
+
+MASKED_ID_PREFIX = "masked-"
 
 
 def desktop_id(value: object) -> str | None:

@@ -11,21 +11,19 @@ every stored test secret value). The tool call itself stays as it came: the guar
 nothing stores it, and what is kept of it (the waiting line, the touched paths) is masked
 where it is made with the values this event carries.
 
-A session id that held a secret is replaced by a stable stand-in (`masked-<digest>`), so
-every event of that session still finds the same row, and the SessionStart line hands the
-agent the id relaybay knows it by.
+A session id that held a secret is replaced by a stable stand-in (`masked-<digest>`,
+sessions.fields.stored_agent_id), so every event of that session still finds the same row,
+and the SessionStart line hands the agent the id relaybay knows it by.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 
 from environments.secrets import safe_text
+from sessions.fields import stored_agent_id
 from sessions.hooks.event import HookEvent, Notice, TodoChange, TodoItem, Tool
-
-MASKED_ID_PREFIX = "masked-"
 
 
 def observed(event: HookEvent, test_values: tuple[str, ...] = ()) -> HookEvent:
@@ -36,7 +34,7 @@ def observed(event: HookEvent, test_values: tuple[str, ...] = ()) -> HookEvent:
 
     return replace(
         event,
-        session_id=safe_id(event.session_id, test_values),
+        session_id=stored_agent_id(event.session_id),
         cwd=safe(event.cwd),
         transcript_path=safe(event.transcript_path),
         source=safe(event.source),
@@ -48,13 +46,6 @@ def observed(event: HookEvent, test_values: tuple[str, ...] = ()) -> HookEvent:
         todo=_todo(event.todo, safe),
         test_values=test_values,
     )
-
-
-def safe_id(value: str, test_values: tuple[str, ...] = ()) -> str:
-    """The id as stored: itself, or a stable stand-in when it holds a secret."""
-    if safe_text(value, test_values=test_values) == value:
-        return value
-    return MASKED_ID_PREFIX + hashlib.sha256(value.encode()).hexdigest()[:24]
 
 
 def _tool(tool: Tool | None, safe: Callable[[str], str]) -> Tool | None:

@@ -50,6 +50,7 @@ from asgiref.sync import sync_to_async
 
 from core import live
 from sessions import selectors
+from sessions.fields import stored_agent_id
 from sessions.hooks.asgi_io import (
     Receive,
     Scope,
@@ -324,6 +325,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     if not isinstance(cc_id, str) or not cc_id.strip() or len(cc_id) > CC_ID_MAX:
         await answer(send, 204)
         return
+    cc_id = stored_agent_id(cc_id)  # as the hooks keep it
     held = asyncio.ensure_future(room().hold(cc_id, wait_seconds(event)))
     gone = asyncio.ensure_future(_until_disconnect(receive))
     try:

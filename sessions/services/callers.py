@@ -11,6 +11,7 @@ from sessions.fields import (
     parse_hook_session,
     parse_session,
     parse_title,
+    stored_agent_id,
     valid_agent_session_id,
 )
 from sessions.models import (
@@ -59,6 +60,8 @@ def session_touch(
     ident = parse_session(session)
     title = parse_title(session_title)
     cc_id = parse_hook_session(hook_session)
+    if call_session:  # observed, not written: kept as the hooks keep it (masked, never refused)
+        call_session = stored_agent_id(call_session)
     by_call = cc_id is None and _reported(call_session)
     if ident is None:
         notes = ()
