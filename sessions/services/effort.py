@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from environments.secret_door import tokens
+from environments.secrets import safe_text
 from sessions.effort import intervals
 from sessions.effort.paths import Roots, allowed, session_id_of
 from sessions.effort.reader import STEP_BYTES, Cursor, Opener, Step, open_plain, read_step
@@ -125,7 +125,7 @@ def _path_to_read(session: Session, cursor: Cursor, roots: Roots) -> str:
 def _save_cursor(session: Session, row: TranscriptCursor | None, cursor: Cursor) -> None:
     row = row or TranscriptCursor(session=session)
     row.path, row.device, row.inode = cursor.path, cursor.device, cursor.inode
-    row.offset, row.model, row.read_at = cursor.offset, cursor.model, timezone.now()
+    row.offset, row.model, row.read_at = cursor.offset, _safe_model(cursor.model), timezone.now()
     row.save()
 
 
@@ -178,8 +178,9 @@ def _bound_at(bindings: list[tuple[int, datetime, datetime | None]], at: datetim
 
 
 def _safe_model(model: str) -> str:
-    """A model name that holds a token shape is not a model name: stored as unknown."""
-    return UNKNOWN_MODEL if any(True for _ in tokens(model)) else model
+    """A model name read from a transcript is an observation: one that holds a secret's
+    shape (a token, a name=value) is no model's name, and is kept as unknown."""
+    return UNKNOWN_MODEL if model and safe_text(model) != model else model
 
 
 def _attribute(

@@ -230,3 +230,21 @@ def test_the_agents_own_transcript_is_opened(roots: Roots) -> None:
     )
 
     assert opened == [alice.transcript_path]
+
+
+@pytest.mark.parametrize(
+    "model", ["PGPASSWORD=Hunter2pw", "claude xoxb-1234567890-0987654321-abcDEF"]
+)
+def test_a_model_name_shaped_like_a_secret_is_kept_as_unknown_never_refused(
+    roots: Roots, model: str
+) -> None:
+    """Issue 38: transcript data is an observation, masked, never refused."""
+    task = make_task(make_project("acme"))
+    alice = claude_session("alice", roots)
+    bind(task, alice)
+    t = bound_at(task, alice) + timedelta(seconds=1)
+    say(alice, assistant("msg_1", t, model=model))
+
+    assert read(alice, roots).responses == 1
+    assert list(TokenUsage.objects.values_list("model", flat=True)) == [effort.UNKNOWN_MODEL]
+    assert TranscriptCursor.objects.get().model in ("", effort.UNKNOWN_MODEL)
