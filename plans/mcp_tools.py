@@ -8,7 +8,7 @@ service's transaction) and builds its answer from the service's Outcome. Short m
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from core.mcp import ToolEntry, add_tools, call_service
 from plans import render_md, selectors, services
@@ -27,6 +27,7 @@ from tasks.mcp_params import (
     HookSession,
     Session,
     SessionTitle,
+    StepObject,
     TaskKey,
     optional,
     step_number_param,
@@ -37,7 +38,7 @@ from tasks.selectors import get_task
 from tasks.services import Outcome
 
 
-class StepInput(BaseModel):
+class StepInput(StepObject):
     title: Annotated[str, Field(description="What the step does, one short line.")]
     details: Annotated[
         str | None,
@@ -141,7 +142,7 @@ async def plan_set(
         "Nothing changed: …" when the plan already reads so.
     Errors:
         - Unknown task; a step without a title; details over 2000 characters; more than
-          30 steps.
+          30 steps; a step key other than title and details (named, nothing written).
     """
     return await call_service(
         services.plan_set,

@@ -11,7 +11,7 @@ Agents write and fix the checklist; only the owner accepts or rejects, on the bo
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from core.mcp import ToolEntry, add_tools, call_service
 from reviews import mcp_files, render_md, selectors, services
@@ -23,6 +23,7 @@ from tasks.mcp_params import (
     HookSession,
     Session,
     SessionTitle,
+    StepObject,
     TaskKey,
     optional,
     step_number_param,
@@ -33,7 +34,7 @@ from tasks.selectors import get_task
 from tasks.services import Outcome
 
 
-class StepInput(BaseModel):
+class StepInput(StepObject):
     title: Annotated[str, Field(description="What the owner should check, one short line.")]
     details: Annotated[
         str | None,
@@ -122,7 +123,8 @@ async def review_steps_set(
         "Owner check of <key> written." and the checklist; "Nothing changed: …" when it
         already reads so.
     Errors:
-        - Unknown task; a step without a title; more than 30 steps; text over the limits.
+        - Unknown task; a step without a title; more than 30 steps; text over the limits; a
+          step key other than title and details (named, nothing written).
     """
     return await call_service(
         services.review_steps_set,

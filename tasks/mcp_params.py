@@ -12,7 +12,7 @@ import json
 from typing import Annotated, Any
 
 from mcp.types import ToolAnnotations
-from pydantic import BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from tasks.fields import (
     CALLER_NAME_MAX,
@@ -144,6 +144,14 @@ def step_list(value: Any) -> Any:
 def step_number(value: Any) -> Any:
     """A step number as a model may send it: 2, "2" or "#2"."""
     return value.strip().lstrip("#") if isinstance(value, str) else value
+
+
+class StepObject(BaseModel):
+    """The base of a step list's objects (plans, the Owner check). Unknown keys are kept, not
+    dropped, so the service refuses them by name (tasks.steps) like any other caller's; the
+    schema says a step takes only its own keys."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": False})
 
 
 def steps_param(item: type, description: str) -> Any:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import InvalidField
-from tasks.fields import nearest, refuse_controls, shown_value
+from tasks.fields import nearest, quotable, refuse_controls, shown_value
+
+STEP_KEYS = ("title", "details")  # the keys of a step object
 
 
 @dataclass(frozen=True)
@@ -53,15 +55,9 @@ def clean_steps(
         item = {"title": raw} if isinstance(raw, str) else raw
         if not isinstance(item, dict):
             raise InvalidField("steps", f"Step {n} must be a title or {{title, details}}.")
-        unknown = [key for key in item if key not in ("title", "details")]
-        if unknown:  # not repeated: an unknown key may be a value pasted in the wrong place
-            near = {m for key in unknown if (m := nearest(key, ("title", "details")))}
-            hint = f" Did you mean {', '.join(sorted(near))}?" if near else ""
-            raise InvalidField(
-                "steps",
-                f"Step {n} has {len(unknown)} unknown key{'s' if len(unknown) > 1 else ''}: "
-                f"a step takes title and details.{hint}",
-            )
+        unknown = [key for key in item if key not in STEP_KEYS]
+        if unknown:
+            raise InvalidField("steps", _unknown_keys(n, unknown))
         title = " ".join(
             checked_text(
                 f"title of step {n}", item.get("title") or "", title_max, one_line=True
@@ -72,6 +68,24 @@ def clean_steps(
         details = clean_details(f"details of step {n}", item.get("details"), details_max)
         cleaned.append(StepIn(title=title, details=details))
     return cleaned
+
+
+def _unknown_keys(n: int, unknown: list[object]) -> str:
+    """The refusal of a step's unknown keys, each named when a refusal may repeat it
+    (tasks.fields.quotable); any other is counted, never shown: it may be a value (a
+    password, a token) pasted where a key goes."""
+    named = [key for key in unknown if isinstance(key, str) and quotable(key)]
+    hidden = len(unknown) - len(named)
+    plural = "s" if len(unknown) > 1 else ""
+    if not named:
+        looks = "it looks like a value" if hidden == 1 else "they look like values"
+        listed = f"Step {n} has {len(unknown)} unknown key{plural}, not shown ({looks})"
+    else:
+        extra = f" and {hidden} not shown (it looks like a value)" if hidden else ""
+        listed = f"Step {n} has {len(unknown)} unknown key{plural}: {', '.join(named)}{extra}"
+    near = {m for key in unknown if (m := nearest(key, STEP_KEYS))}
+    hint = f" Did you mean {', '.join(sorted(near))}?" if near else ""
+    return f"{listed}; a step takes only {' and '.join(STEP_KEYS)}.{hint}"
 
 
 def step_number(step: object, shown_by: str) -> int:

@@ -122,3 +122,24 @@ def test_warn_mode_moves_a_draft_plan_with_the_draft_warning(server: RelaybaySer
         assert "Hint:" not in text
 
     run(server, scenario)
+
+
+def test_an_unknown_key_in_a_step_is_refused_naming_it_never_dropped(
+    server: RelaybayServer,
+) -> None:
+    # issue 38: the tool's step model dropped `owner` silently and the plan was written.
+    async def scenario(agent: Agent) -> None:
+        await new_project(agent, "stepkeys")
+        key = await new_task(agent, "stepkeys")
+        steps = ["Model", {"title": "API", "owner": "worker-2", "detials": "why"}]
+        text = await agent.err("plan_set", task=key, steps=steps)
+        assert text.endswith(
+            "plan_set: Step 2 has 2 unknown keys: owner, detials; a step takes only title and "
+            "details. Did you mean details?"
+        )
+        assert "No plan yet" in await agent.ok("plan_get", task=key)
+        text = await agent.err("review_steps_set", task=key, steps=[{"title": "A", "why": "x"}])
+        assert "review_steps_set: Step 1 has 1 unknown key: why; a step takes only title" in text
+        assert "No Owner check yet" in await agent.ok("review_get", task=key)
+
+    run(server, scenario)

@@ -223,7 +223,8 @@ def test_step_statuses_do_not_turn_an_accepted_plan_back_to_draft() -> None:
         ([{"details": "x"}], "Step 1 has no title"),
         (
             [{"title": "A", "detials": "x"}],
-            "Step 1 has 1 unknown key: a step takes title and details. Did you mean details?",
+            "Step 1 has 1 unknown key: detials; a step takes only title and details. "
+            "Did you mean details?",
         ),
         ([{"title": "A", "details": "x" * 2001}], "at most 2000"),
         (["x"] * 31, "at most 30 steps"),
@@ -234,6 +235,36 @@ def test_plan_set_refuses_malformed_steps(steps: Any, message: str) -> None:
     task = make_task()
     with pytest.raises(InvalidField, match=message.replace("[", r"\[").replace("]", r"\]")):
         set_plan(task, steps)
+    assert PlanStep.objects.filter(task=task).count() == 0
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        (
+            {"title": "A", "why": "x", "owner": "y"},
+            "Step 2 has 2 unknown keys: why, owner; a step takes only title and details.",
+        ),
+        (
+            {"title": "A", "AKIAQ7ZKM2WX4RT5HJ3N": "x", "notes": "y"},
+            "Step 2 has 2 unknown keys: notes and 1 not shown (it looks like a value); a step "
+            "takes only title and details.",
+        ),
+        (
+            {"title": "A", "x" * 30: "y"},
+            "Step 2 has 1 unknown key, not shown (it looks like a value); a step takes only "
+            "title and details.",
+        ),
+    ],
+)
+def test_plan_set_refuses_unknown_step_keys_naming_the_plain_ones(
+    step: dict[str, str], message: str
+) -> None:
+    # issue 38: an unknown key was dropped on the way (MCP), or refused without its name.
+    task = make_task()
+    with pytest.raises(InvalidField) as caught:
+        set_plan(task, ["First", step])
+    assert str(caught.value) == message
     assert PlanStep.objects.filter(task=task).count() == 0
 
 

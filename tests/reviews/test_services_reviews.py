@@ -164,7 +164,7 @@ def test_set_records_added_updated_and_removed_events_with_small_payloads() -> N
     [
         ("nope", "steps must be a list"),
         ([{"title": ""}], "Step 1 has no title"),
-        ([{"title": "A", "why": "x"}], "1 unknown key"),
+        ([{"title": "A", "why": "x"}], "1 unknown key: why; a step takes only title and"),
         ([{"title": "A", "details": "x" * 4001}], "at most 4000"),
         ([f"S{i}" for i in range(31)], "at most 30 steps"),
     ],
