@@ -70,3 +70,38 @@ def _todo(todo: TodoChange | None, safe: Callable[[str], str]) -> TodoChange | N
         active_form=None if todo.active_form is None else safe(todo.active_form),
         items=items,
     )
+
+
+# What relaybay keeps of what it observes, each masked by environments.secrets.safe_text
+# (docs/policy.md "Observed: masked, never refused" is rendered from this table).
+OBSERVED: tuple[tuple[str, str], ...] = (
+    (
+        "Hook events of every agent",
+        "the agent's session id (a stable stand-in `masked-<digest>` when it holds a "
+        "secret's shape, which the SessionStart line then names), the folder (cwd) and the "
+        "session name taken from it, the transcript path, the start source, the end reason, "
+        "the notification message, the tool's name, the agent's todo items",
+    ),
+    (
+        "What a hook keeps of a tool call",
+        "the waiting line (the tool and the start of its command, question or plan title, "
+        "at most 200 characters) and the paths a call is about to change (collision "
+        "warnings); the tool input itself is never stored",
+    ),
+    (
+        "MCP calls",
+        "the agent session id a call carries by itself (Codex's `_meta.sessionId`), mapped "
+        "to the same stand-in as the hooks'",
+    ),
+    (
+        "Transcripts",
+        "model names (one holding a secret's shape is kept as `unknown`); token counts only, "
+        "never the text",
+    ),
+    (
+        "The guard's journal (`live.action`)",
+        "the command, or an MCP input as its `key: value` pairs (a value under a key that "
+        "names a secret is masked unless it is a reference), whitespace collapsed, cut at "
+        "200 characters",
+    ),
+)
