@@ -323,8 +323,9 @@ def _layer_problems(layer: PolicyLayer, source: str) -> list[str]:
     if key not in _bad_layers:
         scope = "environment" if layer.environment_id else "project"
         found = validate.errors(layer.body, label=source, scope=scope, probes=False)
-        if found:
-            log.error("policy layer %s is broken and ignored: %s", source, "; ".join(found))
+        if found:  # validate wrote each problem as "<source>: …": the line says it once
+            problems = "; ".join(p.removeprefix(f"{source}: ") for p in found)
+            log.error("policy layer %s is broken and ignored: %s", source, problems)
         if len(_bad_layers) > 1024:
             _bad_layers.clear()
         _bad_layers[key] = found

@@ -8,6 +8,7 @@ problem in its own words: a short plain value is quoted as the spec's example
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -18,9 +19,10 @@ from policy import selectors, validate
 from policy.models import PolicyLayer
 from policy.render_md import policy_md
 from tests.policy.conftest import make_environment
+from tests.support import tokens
 from tests.tasks.factories import make_project
 
-GHP = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"  # a GitHub token's shape, 40 characters
+GHP = tokens.github()  # a GitHub token's shape, 40 characters
 HUNTER = "Hunter2-" + "x7Yq" * 7 + "zz"  # a password's shape, 38 characters
 MODES = "['off', 'log', 'warn', 'block']"
 
@@ -144,3 +146,22 @@ def test_policy_get_names_an_ignored_layers_source_once() -> None:
         "unknown key; the keys here are local, test, live"
     ]
     assert answer.count("project:acme") == 1
+
+
+@pytest.mark.django_db
+def test_the_broken_layer_log_line_names_its_source_once(caplog: pytest.LogCaptureFixture) -> None:
+    # issue 38: the line read "policy layer project:acme is broken and ignored: project:acme: …".
+    project = make_project("acme")
+    PolicyLayer.objects.create(
+        project=project,
+        body={"guard": {"mode": "loud"}, "levels": {"staging": {}}},
+        changed_at=timezone.now(),
+    )
+    with caplog.at_level(logging.ERROR, logger="relaybay.policy"):
+        selectors.effective(selectors.resolve_scope("acme"))
+        selectors.effective(selectors.resolve_scope("acme"))  # logged once per version
+    lines = [r.getMessage() for r in caplog.records if "is broken and ignored" in r.getMessage()]
+    assert lines == [
+        f"policy layer project:acme is broken and ignored: guard.mode: 'loud' is not one of "
+        f"{MODES}; levels: unknown key; the keys here are local, test, live"
+    ]
