@@ -151,6 +151,7 @@ class RelaybayServer:
     proc: subprocess.Popen[str] | None = None
     log_path: Path | None = None
     seed: bool = True  # start from a migrated copy when the folder has no database yet
+    cwd: Path | None = None  # run the code of another checkout (bench/compare.py)
 
     @property
     def base_url(self) -> str:
@@ -175,6 +176,7 @@ class RelaybayServer:
             text=True,
             start_new_session=True,
             preexec_fn=_ctrl_c_as_in_a_terminal,
+            cwd=self.cwd,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
