@@ -18,10 +18,19 @@ The patterns run on untrusted text inside hooks, so each must stay linear: no ne
 quantifiers, and every unbounded run starts at a literal or behind a look-behind that pins
 it to the start of its run, so a 64 KB run of one character is walked once, not once per
 position. Callers hand one search at most WINDOW characters.
+
+The token shapes follow the vendors' published shapes, not a prefix alone (gitleaks' rule
+ids beside each); tests/fixtures/secrets/benign.txt holds what none of them may find and
+tokens.txt what each must, both read by tests/environments/test_secret_corpus.py.
 """
 
 from __future__ import annotations
 
+import base64
+import json
+import math
+import zlib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -114,9 +123,93 @@ def points_elsewhere(value: str) -> bool:
 # --- tests of a match beyond its pattern -----------------------------------------------------
 
 
-def _has_digit(match: regex.Match[str]) -> bool:
-    """sk-… keys are random; "sk-learn-compatible-estimators" is a name."""
-    return any(c.isdigit() for c in match.group("secret"))
+_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def github_checksum(random_part: str) -> str:
+    """The last 6 characters of a GitHub token (ghp_, gho_, ghu_, ghs_, ghr_): the CRC32 of
+    the 30 random characters before them in base62 (digits, A-Z, a-z), padded with 0s, as
+    GitHub describes its token format (github.blog, 2021-04-05)."""
+    value, digits = zlib.crc32(random_part.encode("ascii")), ""
+    while value:
+        value, digit = divmod(value, 62)
+        digits = _BASE62[digit] + digits
+    return digits.rjust(6, "0")
+
+
+def _github_checksum(match: regex.Match[str]) -> bool:
+    """ghp_ + 36 characters is a token only when its checksum holds: a placeholder, a name
+    or a random 36 (one in 56 billion passes) is none."""
+    body = match.group("secret")[4:]
+    return github_checksum(body[:30]) == body[30:]
+
+
+def _mixed_case(match: regex.Match[str]) -> bool:
+    """A random base62 run of 20 or more has both cases (a miss for one in 26,000 of 20
+    characters, far fewer for longer ones); a kebab-case name has one."""
+    value = match.group("secret")
+    return any(c.isupper() for c in value) and any(c.islower() for c in value)
+
+
+_EXAMPLE_KEYS = frozenset(  # published documentation keys, refused by no scanner
+    {
+        "AKIAIOSFODNN7EXAMPLE",  # AWS's example access key id
+        "AIzaSyabcdefghijklmnopqrstuvwxyz1234567",  # the Firebase SDK's example key
+    }
+)
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character: gitleaks' test of a random-looking value."""
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _aws_key_id(match: regex.Match[str]) -> bool:
+    """Not AWS's documented example (…EXAMPLE) nor a placeholder (AKIAXXXX…: entropy under
+    gitleaks' 3 bits, which 0.02% of random ids are), and after a dot only with a digit:
+    Region.ASIAPACIFICSOUTHEAST is a member's name; a key of 16 letters after a dot is
+    missed (16 of 32 base32 characters all letters: 3.6% of keys, only after a dot)."""
+    value = match.group("secret")
+    if value.endswith("EXAMPLE") or value in _EXAMPLE_KEYS or _entropy(value) < 3:
+        return False
+    after_dot = match.start("secret") > 0 and match.string[match.start("secret") - 1] == "."
+    return not after_dot or any(c.isdigit() for c in value)
+
+
+def _aws_secret(match: regex.Match[str]) -> bool:
+    """Not the documented example (…EXAMPLEKEY), and random: both cases and a digit, / or +."""
+    value = match.group("secret")
+    return (
+        not value.endswith("EXAMPLEKEY")
+        and _mixed_case(match)
+        and any(c.isdigit() or c in "/+" for c in value)
+    )
+
+
+def _google_key(match: regex.Match[str]) -> bool:
+    """Not the Firebase SDK's example key, and random: gitleaks' entropy of 4 bits or more
+    (no random key of 39 characters falls under it in 200,000 tries; AIzaaaa… does)."""
+    value = match.group("secret")
+    return value not in _EXAMPLE_KEYS and _entropy(value) >= 4
+
+
+def _jose(match: regex.Match[str]) -> bool:
+    """A JWT's first two parts decode to JSON objects, the first naming its "alg" (RFC 7515):
+    eyJ1.eyJ2.x in a version string is no token."""
+    header, payload, _ = match.group("secret").split(".", 2)
+    decoded = [_json_object(part) for part in (header, payload)]
+    return decoded[0] is not None and "alg" in decoded[0] and decoded[1] is not None
+
+
+def _json_object(part: str) -> dict[str, object] | None:
+    if len(part) > 8192:  # a header or payload this long is decoded only in part: accept
+        return {"alg": None}
+    try:
+        value = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _credential_shaped(match: regex.Match[str]) -> bool:
@@ -155,54 +248,116 @@ _DOCKER_LOGIN = _rx(r"(?i:docker)\s++(?i:login)")
 _REDIS_CLI = _rx(r"(?i:redis-cli)")
 
 SECRET_SPOTS: tuple[Spot, ...] = (
-    # Token shapes: a secret wherever they stand (place=False).
-    Spot(
+    # Token shapes: a secret wherever they stand (place=False). Each follows the rule a
+    # well-kept scanner publishes (gitleaks' rule id in the comment): the prefix, the
+    # length and alphabet, and the vendor's checksum or fixed infix where there is one.
+    Spot(  # private-key: a header, then a base64 body line of 40+ (a PEM line is 64)
         "private-key",
         _rx(
-            r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>[\s\S]*?)"
-            r"(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)"
+            r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>"
+            r"(?:\s[A-Za-z][A-Za-z\-]{0,30}:[^\r\n]{0,200}){0,4}"  # Proc-Type:, Version:
+            r"(?:\\[nr]|\s){0,8}[A-Za-z0-9+/=]{40}[A-Za-z0-9+/=\\\s]*+)"
+            r"(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?"
         ),
         place=False,
     ),
-    Spot(
-        "github-token",  # ghp_ is found even glued to other text: its _ ends any run before it
+    Spot(  # github-pat, -oauth, -app-token, -refresh-token: 36 base62, CRC32 in the last 6;
+        # found glued to any text, and inside a look-ahead so a candidate whose checksum
+        # fails never hides one that starts inside it (ghp_…ghp_<token>)
+        "github-token",
+        _rx(r"(?=(?P<secret>gh[pousr]_[A-Za-z0-9]{36}))"),
+        place=False,
+        accept=_github_checksum,
+    ),
+    Spot(  # github-fine-grained-pat: 22 and 59 base62 around a _
+        "github-token",
         _rx(
-            r"(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}+"
-            r"|(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}+)"
+            r"(?<![A-Za-z0-9_])(?P<secret>github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})"
+            r"(?![A-Za-z0-9_])"
         ),
         place=False,
     ),
-    Spot(
+    Spot(  # gitlab-pat, -deploy-token, -runner-authentication-token, -feed-token, -scim-token
         "gitlab-token",
-        _rx(_START + r"(?P<secret>gl(?:pat|dt|rt|ptt|cbt|ft|oas|soat)-[A-Za-z0-9_.\-]{20,}+)"),
+        _rx(
+            _START + r"(?P<secret>gl(?:pat|dt|rt|ft|soat|ffct)-[0-9A-Za-z_\-]{20}"
+            r"|glcbt-[0-9A-Za-z]{1,5}_[0-9A-Za-z_\-]{20}|gloas-[0-9A-Za-z_\-]{64})"
+            r"(?![0-9A-Za-z_\-])"
+        ),
+        place=False,
+        accept=_mixed_case,
+    ),
+    Spot(  # gitlab-pat-routable, gitlab-runner-authentication-token-routable; gitlab-ptt
+        "gitlab-token",
+        _rx(
+            _START + r"(?P<secret>gl(?:pat|rt)-[0-9A-Za-z_\-]{27,300}\.[0-9a-z]{9}"
+            r"|glptt-[0-9a-f]{40})(?![0-9A-Za-z_\-])"
+        ),
         place=False,
     ),
-    Spot(
+    Spot(  # slack-bot-token, -legacy-bot-token, -user-token, -legacy-token, -app-token
         "slack-token",
         _rx(
-            _START + r"(?P<secret>xox[abeoprs]-[A-Za-z0-9\-]{10,}+"
-            r"|xapp-[0-9]-[A-Za-z0-9\-]{10,}+)"
+            _START + r"(?P<secret>xoxb-[0-9]{8,14}-(?:[0-9]{8,14}-)?[A-Za-z0-9]{18,34}"
+            r"|xox[pe]-[0-9]{8,14}-[0-9]{8,14}-[0-9]{8,14}-[A-Za-z0-9]{28,34}"
+            r"|xox[os]-[0-9]{1,14}-[0-9]{1,14}-[0-9]{1,14}-[A-Fa-f0-9]{10,}+"
+            r"|xox[ar]-[0-9]-[0-9]{8,14}-[0-9A-Za-z\-]{20,}+"
+            r"|xapp-[0-9]-[A-Z0-9]{8,14}-[0-9]{10,14}-[A-Fa-f0-9]{32,}+)(?![A-Za-z0-9])"
         ),
         place=False,
     ),
-    Spot(
+    Spot(  # openai-api-key: "T3BlbkFJ" (base64 of "OpenAI") between two random runs
         "openai-key",
-        _rx(_START + r"(?P<secret>sk-[A-Za-z0-9_\-]{20,}+)"),
+        _rx(
+            r"(?<![A-Za-z0-9_\-])(?P<secret>sk-(?:proj-|svcacct-|admin-)?"
+            r"[A-Za-z0-9_\-]{20,80}T3BlbkFJ[A-Za-z0-9_\-]{20,80})(?![A-Za-z0-9_\-])"
+        ),
         place=False,
-        accept=_has_digit,
     ),
-    Spot(
+    Spot(  # anthropic-api-key, -admin-api-key: 93 characters and AA; oauth tokens 40+
+        "anthropic-key",
+        _rx(
+            _START + r"(?P<secret>sk-ant-(?:api03|admin01)-[A-Za-z0-9_\-]{93}AA"
+            r"|sk-ant-(?:oat|ort)01-[A-Za-z0-9_\-]{40,}+)(?![A-Za-z0-9_\-])"
+        ),
+        place=False,
+        accept=_mixed_case,
+    ),
+    Spot(  # aws-access-token: AKIA / ASIA and 16 of base32's [A-Z2-7]
         "aws-access-key",
-        _rx(r"(?<![A-Za-z0-9])(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
+        _rx(r"(?<![A-Za-z0-9_])(?P<secret>(?:AKIA|ASIA)[A-Z2-7]{16})(?![A-Za-z0-9_])"),
         place=False,
+        accept=_aws_key_id,
     ),
-    Spot(
+    Spot(  # aws-secret-access-key: 40 base64 characters, under the name AWS gives them
+        "aws-secret-key",
+        _rx(
+            r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?[ \t]*+[:=][ \t]*+"
+            r"[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        place=False,
+        accept=_aws_secret,
+    ),
+    Spot(  # gcp-api-key: AIza and 35 of [A-Za-z0-9_-]
+        "google-api-key",
+        _rx(r"(?<![A-Za-z0-9_\-])(?P<secret>AIza[A-Za-z0-9_\-]{35})(?![A-Za-z0-9_\-])"),
+        place=False,
+        accept=_google_key,
+    ),
+    Spot(  # stripe-access-token, live secret and restricted keys only: 24+ base62
+        "stripe-key",
+        _rx(r"(?<![A-Za-z0-9_])(?P<secret>[sr]k_live_[A-Za-z0-9]{24,}+)(?![A-Za-z0-9_])"),
+        place=False,
+        accept=_mixed_case,
+    ),
+    Spot(  # jwt: a JOSE header with "alg" and a JSON payload, both base64url
         "jwt",
         _rx(
-            _START + r"(?P<secret>eyJ[A-Za-z0-9_\-]{4,}+\.eyJ[A-Za-z0-9_\-]{4,}+"
+            _START + r"(?P<secret>eyJ[A-Za-z0-9_\-]{8,}+\.eyJ[A-Za-z0-9_\-]{4,}+"
             r"\.[A-Za-z0-9_\-]*+)"
         ),
         place=False,
+        accept=_jose,
     ),
     # Places: the value there is a secret unless it points elsewhere.
     Spot("url-credentials", _rx(r"://(?P<user>[^\s:@/'\"]*+):(?P<secret>[^\s@/'\"]++)@")),

@@ -10,10 +10,11 @@ from django.utils import timezone
 from core import no_secrets
 from core.errors import SecretRefused
 from tasks.models import Event, Project
+from tests.support import tokens
 
 pytestmark = pytest.mark.django_db
 
-GHP = "ghp_" + "Z9y8X7w6V5" * 3 + "u4T3s2"
+GHP = tokens.github()
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz"
 
 

@@ -26,13 +26,14 @@ from tasks.extensions import CallerRef
 from tasks.models import Event, Task
 from tests.environments.factories import OWNER
 from tests.reviews.images import png
+from tests.support import tokens
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
 
 AGENT = CallerRef(session="agent-3")
-GHP = "ghp_" + "Q1w2E3r4T5" * 3 + "y6U7i8"
-AKIA = "AKIAIOSFODNN7EXAMPLE"
+GHP = tokens.github()
+AKIA = tokens.aws_key_id()
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz"
 
 
@@ -142,7 +143,7 @@ def test_an_environment_named_like_a_token_is_refused(name: str, detector: str) 
 
 
 def test_an_environment_named_like_a_jwt_is_refused() -> None:
-    name = "eyJhbGciOi.eyJzdWIiOiIx.c2lnbmF0"  # a JWT's shape within the name's characters
+    name = tokens.jwt({"sub": "a"}, signature=30)  # a JWT within a name's 80 characters
     refused(lambda: propose({"environment": name, "kind": "test"}), name, detector="jwt")
 
 

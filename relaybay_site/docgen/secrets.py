@@ -18,19 +18,44 @@ def render() -> list[str]:
 
 def _detectors() -> list[str]:
     rows = [
-        f"| `{d.id}` | {cell(d.title)} | {cell(d.looks_for)} |" for d in catalog.SECRET_DETECTORS
+        f"| `{d.id}` | {cell(d.title)} | {cell(d.looks_for)} | {cell(d.source) or '—'} |"
+        for d in catalog.SECRET_DETECTORS
     ]
+    tokens = ", ".join(f"`{d}`" for d in catalog.TOKEN_DETECTOR_IDS)
     return [
         "## Secret detectors",
         "",
         "The ids `secrets.disable` names. `secrets.allow` lets through a value (or a detected "
         "secret) that one of its regular expressions matches whole.",
         "",
-        "| Id | Finds | What it looks for |",
-        "| --- | --- | --- |",
+        "| Id | Finds | What it looks for | Published rule it follows |",
+        "| --- | --- | --- | --- |",
         *rows,
         "",
+        f"The token shapes ({tokens}) are a secret wherever they stand, so each is held to a "
+        "vendor's shape, not a prefix alone: the length and alphabet that gitleaks publishes "
+        "for the rule named above, a fixed infix or suffix where there is one (OpenAI's "
+        "`T3BlbkFJ`, Anthropic's closing `AA`), GitHub's CRC32 checksum in the last 6 "
+        "characters of a classic token, a JWT's header and payload decoded as JSON, a "
+        "private key's base64 body. "
+        "GitHub's fine-grained tokens have no public checksum and are held to their length "
+        "and alphabet. Documentation placeholders (`AKIAIOSFODNN7EXAMPLE`, "
+        "`…EXAMPLEKEY`, the Firebase SDK's example key) are no token.",
+        "",
+        f"Two corpora kept in the repository hold them to it: `{BENIGN}`, text an agent "
+        "writes every day (branch and package names, Kubernetes objects, constants, digests, "
+        "data URIs, documentation placeholders, `sk-…` words, PEM headers named in prose), "
+        "which no token shape may find; and "
+        f"`{TOKENS}`, real-shaped fakes of every token shape, which each must refuse. "
+        "`tests/environments/test_secret_corpus.py` reads both through the detectors, the "
+        "database's last line and the write door; a benign line refused there is a detector "
+        "made more precise, never a line deleted.",
+        "",
     ]
+
+
+BENIGN = "tests/fixtures/secrets/benign.txt"
+TOKENS = "tests/fixtures/secrets/tokens.txt"
 
 
 def _home() -> list[str]:

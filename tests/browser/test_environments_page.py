@@ -23,6 +23,7 @@ except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUI
 
 from tests.browser.conftest import save_shot
 from tests.browser.helpers import sign_in, wait_state
+from tests.support import tokens
 from tests.support.mcp_client import call_tool
 from tests.support.server import RelaybayServer
 
@@ -33,7 +34,7 @@ SHOT_WIDTHS = {"desktop-1280": 1280, "desktop-1440": 1440, "phone": 390}
 NO_OVERFLOW = "document.documentElement.scrollWidth <= window.innerWidth + 1"
 SCROLL_WIDTH = "document.documentElement.scrollWidth"
 TEST_PASSWORD = "Pa55-for-tests-only"
-GITHUB_TOKEN = "ghp_" + "a1B2" * 9
+GITHUB_TOKEN = tokens.github()
 SECRET_SHOWN = re.compile(r"password\s*••• \(test secret\)")
 _numbers = itertools.count(1)
 

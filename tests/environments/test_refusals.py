@@ -16,11 +16,12 @@ from environments import services
 from environments.services import Change
 from tasks.extensions import CallerRef
 from tests.environments.factories import OWNER, make_environment
+from tests.support import tokens
 from tests.tasks.factories import make_project
 
 pytestmark = pytest.mark.django_db
 
-GHP = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"  # a GitHub token's shape, 40 characters
+GHP = tokens.github()  # a GitHub token's shape, 40 characters
 HUNTER = "Hunter2-" + "x7Yq" * 7 + "zz"  # a password's shape, 38 characters
 SECRETS = [GHP, HUNTER]
 

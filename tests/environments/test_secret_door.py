@@ -18,21 +18,26 @@ from policy.catalog import TOKEN_DETECTOR_IDS
 from tasks import services as task_services
 from tasks.models import Task
 from tests.environments.factories import OWNER
+from tests.support import tokens
 from tests.tasks.factories import make_project
 
 pytestmark = pytest.mark.django_db
 
-GHP = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"  # 40 characters, a GitHub token's shape
-AKIA = "AKIAIOSFODNN7EXAMPLE"
+GHP = tokens.github()  # 36 characters after ghp_, the last 6 the checksum of the 30
+AKIA = tokens.aws_key_id()
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz"
 # One sample per token shape the door refuses in any text.
 SAMPLES = {
-    "private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+    "private-key": tokens.private_key(),
     "github-token": GHP,
     "gitlab-token": "glpat-" + "x1Y2z3W4v5U6t7S8r9Q0",
-    "slack-token": "xoxb-1234567890-abcdefghij",
-    "openai-key": "sk-proj1234567890abcdefghijKL",
+    "slack-token": tokens.slack_bot(),
+    "openai-key": tokens.openai(),
+    "anthropic-key": tokens.anthropic(),
     "aws-access-key": AKIA,
+    "aws-secret-key": f"aws_secret_access_key={tokens.aws_secret()}",
+    "google-api-key": tokens.google(),
+    "stripe-key": tokens.stripe(),
     "jwt": JWT,
 }
 
@@ -119,7 +124,7 @@ def test_the_policy_switches_apply_and_the_last_line_agrees() -> None:
 
 
 def test_an_allow_pattern_lets_a_matched_token_through() -> None:
-    set_policy({"secrets": {"allow": ["AKIA[A-Z0-9]{9}EXAMPLE"]}})
+    set_policy({"secrets": {"allow": ["AKIA[A-Z2-7]{16}"]}})
     task = task_services.task_create(project="acme", title=f"docs use {AKIA}", actor=OWNER).obj
     assert AKIA in Task.objects.get(pk=task.pk).title
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from environments.secret_spots import SECRET_SPOTS, WINDOW
+from environments.secret_spots import SECRET_SPOTS, WINDOW, github_checksum
 from environments.secrets import (
     Finding,
     SecretsPolicy,
@@ -22,14 +22,23 @@ from environments.secrets import (
 )
 from policy.catalog import SECRET_DETECTOR_IDS
 from policy.merge import Layer, merge, preset_layer
+from tests.support import tokens
 
 FIELD_RULES = {"secret-field", "user-password"}  # check_fields only: they read the field name
 
-GHP = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"  # 36 characters after the prefix
+GHP = tokens.github()  # 30 characters and their checksum after the prefix
 GLPAT = "glpat-xY3kP9mQ2rT7vW1zA4bC"
-AKIA = "AKIAIOSFODNN7EXAMPLE"
+AKIA = tokens.aws_key_id()
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhY21lIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
-PEM_BODY = "MIIEowIBAAKCAQEAx4Yt"
+PEM_BODY = "MIIEowIBAAKCAQEAx4YtMIIEowIBAAKCAQEAx4YtMIIEowIBAAKCAQEAx4YtABCD"  # a 64-character line
+SLACK = tokens.slack_bot()
+XOXP = "xoxp-608656907029-313758584719-5406135895254-29a95249f512c17b8ed411fa644d35db"
+XAPP = "xapp-1-A2064279287-7574476216827-a52f8b2b19b8f89a50f8a8e9bb8bdb5e"
+OPENAI = tokens.openai(project=False)
+ANTHROPIC = tokens.anthropic()
+AWS_SECRET = tokens.aws_secret()
+GOOGLE = tokens.google()
+STRIPE = tokens.stripe()
 
 
 @dataclass(frozen=True)
@@ -79,23 +88,30 @@ HITS = [
         PEM_BODY,
     ),
     hit("github-token", f"git clone https://{GHP}@github.com/acme/shop", GHP),
-    hit("github-token", "use gho_" + "Z" * 36 + " for ci", "gho_" + "Z" * 36),
-    hit("github-token", "github_pat_11ABCDEFG0" + "x1" * 30, "github_pat_11ABCDEFG0" + "x1" * 30),
-    hit("github-token", f"glued{GHP}glued", f"{GHP}glued", field="command"),
+    hit("github-token", f"use {tokens.github('gho')} for ci", tokens.github("gho")),
+    hit("github-token", tokens.github_fine_grained(), tokens.github_fine_grained()),
+    hit("github-token", f"glued{GHP}glued", GHP, field="command"),
     hit("gitlab-token", f"glab auth login {GLPAT}", GLPAT),
-    hit("gitlab-token", "gldt-" + "a1b2c3d4e5" * 2, "gldt-" + "a1b2c3d4e5" * 2),
+    hit("gitlab-token", tokens.gitlab("gldt"), tokens.gitlab("gldt")),
     hit("gitlab-token", f"origin https://gitlab.example ({GLPAT})", GLPAT, field="description"),
-    hit("slack-token", "xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij"),
-    hit("slack-token", "hook xoxp-123456789012-abc", "xoxp-123456789012-abc"),
-    hit("slack-token", "xapp-1-A0123456789-abc", "xapp-1-A0123456789-abc", field="command"),
-    hit("openai-key", "sk-aB3dE6gH9jK2mN5pQ8sT1vW4yZ7", "sk-aB3dE6gH9jK2mN5pQ8sT1vW4yZ7"),
-    hit("openai-key", "OPENAI sk-proj-Ab1Cd2Ef3Gh4Ij5Kl6Mn7", "sk-proj-Ab1Cd2Ef3Gh4Ij5Kl6Mn7"),
-    hit(
-        "openai-key",
-        "claude sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3",
-        "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3",
-        field="description",
-    ),
+    hit("slack-token", SLACK, SLACK),
+    hit("slack-token", f"hook {XOXP}", XOXP),
+    hit("slack-token", XAPP, XAPP, field="command"),
+    hit("openai-key", OPENAI, OPENAI),
+    hit("openai-key", f"OPENAI {tokens.openai()}", tokens.openai()),
+    hit("openai-key", f"key={tokens.openai(seed=1)};", tokens.openai(seed=1), field="command"),
+    hit("anthropic-key", f"claude {ANTHROPIC}", ANTHROPIC, field="description"),
+    hit("anthropic-key", f'ANTHROPIC_API_KEY="{ANTHROPIC}"', ANTHROPIC),
+    hit("anthropic-key", f"x {tokens.anthropic(seed=1)}.", tokens.anthropic(seed=1)),
+    hit("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
+    hit("aws-secret-key", f"AWS_SECRET_ACCESS_KEY={AWS_SECRET} aws s3 ls", AWS_SECRET),
+    hit("aws-secret-key", f'{{"SecretAccessKey": "{AWS_SECRET}"}}', AWS_SECRET, field="command"),
+    hit("google-api-key", f"?key={GOOGLE}&q=x", GOOGLE),
+    hit("google-api-key", GOOGLE, GOOGLE, field="command"),
+    hit("google-api-key", f'apiKey: "{GOOGLE}"', GOOGLE, field="description"),
+    hit("stripe-key", STRIPE, STRIPE),
+    hit("stripe-key", f"STRIPE_KEY={tokens.stripe('rk')}", tokens.stripe("rk")),
+    hit("stripe-key", f"stripe login --api-key {STRIPE}", STRIPE, field="command"),
     hit("aws-access-key", f"aws configure set aws_access_key_id {AKIA}", AKIA),
     hit("aws-access-key", "ASIAY34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A", field="command"),
     hit("aws-access-key", f"key ({AKIA}) rotated", AKIA),
@@ -179,10 +195,14 @@ MISSES = [
     miss("private-key", "-----BEGIN CERTIFICATE-----\nMIIDdzCC\n-----END CERTIFICATE-----"),
     miss("private-key", "BEGIN RSA PRIVATE KEY, without the dashes"),
     miss("private-key", "the key is in ~/.ssh/id_ed25519"),
+    miss("private-key", "a file that starts -----BEGIN OPENSSH PRIVATE KEY----- is a key"),
+    miss("private-key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"),
     miss("github-token", "ghp_" + "a" * 35),
     miss("github-token", "ghx_" + "a" * 36),
     miss("github-token", "ghp-" + "a" * 36),
     miss("github-token", "github_pat_short"),
+    miss("github-token", GHP[:-1] + ("A" if GHP[-1] != "A" else "B")),  # its checksum fails
+    miss("github-token", "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"),
     miss("gitlab-token", "glpat-" + "a" * 19),
     miss("gitlab-token", "gl-pat-" + "a" * 20),
     miss("gitlab-token", "glpat-<token>"),
@@ -192,10 +212,27 @@ MISSES = [
     miss("openai-key", "sk-short1"),
     miss("openai-key", "task-a1b2c3d4e5f6g7h8i9j0k1"),
     miss("openai-key", "sk-learn-compatible-estimators"),
+    miss("openai-key", "Branch sk-1234-fix-login-redirect-loop"),
+    miss("openai-key", "sk-aB3dE6gH9jK2mN5pQ8sT1vW4yZ7"),  # no T3BlbkFJ
+    miss("anthropic-key", "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3"),
+    miss("anthropic-key", ANTHROPIC[:-2] + "BB"),
+    miss("anthropic-key", "sk-ant-api03-is-the-prefix-of-an-anthropic-key"),
+    miss("aws-secret-key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    miss("aws-secret-key", f"aws_secret_access_key = {AWS_SECRET}X"),  # 41 characters
+    miss("aws-secret-key", AWS_SECRET),  # without its name: any 40 characters
+    miss("google-api-key", GOOGLE[:-1]),
+    miss("google-api-key", "AIzaSyabcdefghijklmnopqrstuvwxyz1234567"),
+    miss("google-api-key", "AIza" + "a" * 35),
+    miss("stripe-key", "sk_test_" + STRIPE[8:]),
+    miss("stripe-key", "sk_live_mode_enabled_flag_for_the_dashboard"),
+    miss("stripe-key", "sk_live_" + STRIPE[8:20]),
     miss("aws-access-key", AKIA[:-1]),
     miss("aws-access-key", AKIA + "S"),
     miss("aws-access-key", AKIA.lower()),
     miss("aws-access-key", "AKIB" + AKIA[4:]),
+    miss("aws-access-key", "AKIAIOSFODNN7EXAMPLE"),
+    miss("aws-access-key", "Region.ASIAPACIFICSOUTHEAST"),
+    miss("aws-access-key", "AKIAXXXXXXXXXXXXXXXX"),
     miss("jwt", "eyJhbGciOiJIUzI1NiJ9"),
     miss("jwt", "eyJhbGciOiJIUzI1NiJ9.notjwt.sig"),
     miss("jwt", "version eyJ1.eyJ2.x of the doc"),
@@ -475,7 +512,7 @@ def test_a_secret_beyond_the_first_64_kb_is_still_found() -> None:
 # --- the journal ----------------------------------------------------------------------------
 
 PRIVATE_KEY = (
-    "printf '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAAC3Nz\n"
+    f"printf '-----BEGIN OPENSSH PRIVATE KEY-----\n{tokens.pem_body(lines=2)}\n"
     "-----END OPENSSH PRIVATE KEY-----\n' > ~/.ssh/k"
 )
 
@@ -566,20 +603,18 @@ def test_no_text_makes_the_checks_raise(text: str, other: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(TEXT, TEXT, st.text(alphabet=ALNUM, min_size=36, max_size=36))
+@given(TEXT, TEXT, st.text(alphabet=ALNUM, min_size=30, max_size=30))
 def test_mask_never_shows_a_github_token_embedded_anywhere(
     before: str, after: str, body: str
 ) -> None:
-    token = "ghp_" + body
+    token = "ghp_" + body + github_checksum(body)
     assert token not in mask(before + token + after)
     text = before + token + after
     if not is_reference(text):  # ghp_….json as a whole is a file name: it passes (§7)
         assert any(f.detector == "github-token" for f in scan_text(text))
 
 
-SHAPES = st.sampled_from(
-    [GLPAT, AKIA, JWT, "xoxb-1234567890-abcdefghij", "sk-aB3dE6gH9jK2mN5pQ8sT1vW4yZ7"]
-)
+SHAPES = st.sampled_from([GLPAT, AKIA, JWT, SLACK, OPENAI, ANTHROPIC, GOOGLE, STRIPE])
 
 
 @settings(max_examples=200, deadline=None)
@@ -601,6 +636,9 @@ HOSTILE_UNITS = [
     "password:", "eyJ", "ghp_", "github_pat_", "glpat-", "xoxb-", "sk-", "AKIA", "://a:",
     "-u a:", "Bearer ", "Authorization: ", "sshpass -p ", "-----BEGIN PRIVATE KEY-----",
     "mysql -p'", "docker login -p ", "redis-cli -a ", "x=\"", "$(",
+    "-----BEGIN PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----\n" + "A" * 40 + "\n",
+    "AIza", "sk_live_", "sk-proj-", "sk-ant-api03-", "aws_secret_access_key=", "xoxp-1234567890-",
+    "glpat-aaaaaaaaaaaaaaaaaaaaaaaaaaaa", "ASIAA", "eyJhbGciOiJIUzI1NiJ9.", "T3BlbkFJ",
 ]  # fmt: skip
 
 

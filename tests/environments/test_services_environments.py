@@ -18,6 +18,7 @@ from tasks.events import describe
 from tasks.extensions import CallerRef
 from tasks.models import Event
 from tests.environments.factories import OWNER
+from tests.support import tokens
 from tests.tasks.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -98,7 +99,7 @@ def test_names_are_unique_per_project_case_insensitively() -> None:
 
 
 def test_a_secret_in_notes_is_refused_with_the_field_and_detector_not_the_value() -> None:
-    token = "ghp_" + "a1B2" * 9
+    token = tokens.github()
     with pytest.raises(InvalidField) as refused:
         save("staging", kind="test", notes=f"deploy with {token}")
     assert "notes" in str(refused.value)
@@ -111,7 +112,7 @@ def test_a_policy_can_switch_a_detector_off() -> None:
     policy_services.policy_layer_save(
         scope="acme", text=json.dumps({"secrets": {"disable": ["github-token"]}}), actor=OWNER
     )
-    env = save("staging", kind="test", notes="ghp_" + "a1B2" * 9).obj
+    env = save("staging", kind="test", notes=tokens.github()).obj
     assert env.notes.startswith("ghp_")
 
 

@@ -22,10 +22,12 @@ from core.security import COOKIE_NAME, current_token
 from environments import services
 from environments.models import Environment, EnvironmentAccess, EnvironmentProposal
 from policy import services as policy_services
+from policy.catalog import SECRET_DETECTOR_IDS
 from tasks.extensions import CallerRef
 from tasks.live_refresh import hx_trigger
 from tasks.models import Event
 from tests.environments.factories import OWNER, make_environment
+from tests.support import tokens as fake_tokens
 from tests.tasks.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +37,7 @@ BEARER_SENTENCE = (
     "Refused: Stands & access acts only for a signed-in browser (board cookie and CSRF "
     "token), not with the Bearer token. Agents propose changes with environment_propose."
 )
-GITHUB_TOKEN = "ghp_" + "a1B2" * 9
+GITHUB_TOKEN = fake_tokens.github()
 TEST_SECRETS = json.dumps({"secrets": {"test_secrets": {"test": True}}})
 
 
@@ -656,7 +658,7 @@ def test_the_page_says_which_detectors_guard_its_writes_and_which_the_policy_swi
     web,
 ) -> None:
     help_text = text(section(get_html(web), "env-secrets")).replace(" ,", ",")
-    assert "17 secret detectors check every name" in help_text
+    assert f"{len(SECRET_DETECTOR_IDS)} secret detectors check every name" in help_text
     assert "Checked: secret-field, user-password, private-key" in help_text
     assert "switched off" not in help_text
     policy_services.policy_layer_save(

@@ -3,32 +3,31 @@ value at every depth, and the search of a whole data folder (issue 28)."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+from tests.support import tokens
+
 _counter = itertools.count(1)
 
 
-def _chars(seed: str, n: int, alphabet: str = _ALNUM) -> str:
-    digest = hashlib.sha256(seed.encode()).digest() * 4
-    return "".join(alphabet[b % len(alphabet)] for b in digest[:n])
-
-
 def new_secret() -> str:
-    """A fresh made-up secret in one of the token shapes, different each call."""
+    """A fresh made-up secret in one of the token shapes (tests/support/tokens.py: the
+    vendors' lengths, alphabets and GitHub's checksum), different each call."""
     n = next(_counter)
     seed = f"secret-{n}"
     shapes = (
-        lambda: "ghp_" + _chars(seed, 36),
-        lambda: "AKIA" + _chars(seed, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
-        lambda: "eyJhbGciOiJIUzI1NiJ9.eyJ" + _chars(seed, 20) + "." + _chars(seed + "s", 24),
-        lambda: "xoxb-" + _chars(seed, 24),
-        lambda: "glpat-" + _chars(seed, 20),
-        lambda: "sk-proj" + _chars(seed, 30) + str(n % 10),
+        lambda: tokens.github(seed=seed),
+        lambda: tokens.aws_key_id(seed=seed),
+        lambda: tokens.jwt({"sub": seed}, seed=seed),
+        lambda: tokens.slack_bot(seed=seed),
+        lambda: tokens.gitlab(seed=seed),
+        lambda: tokens.openai(seed=seed),
+        lambda: tokens.anthropic(seed=seed),
+        lambda: tokens.google(seed=seed),
+        lambda: tokens.stripe(seed=seed),
     )
     return shapes[n % len(shapes)]()
 

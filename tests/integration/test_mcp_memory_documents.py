@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.integration.mcp_agent import Agent, new_project, run
+from tests.support import tokens
 from tests.support.server import RelaybayServer, read_only_db
 
 pytestmark = pytest.mark.integration
@@ -131,14 +132,14 @@ def test_bad_document_inputs_are_tool_errors_that_change_nothing(server: Relayba
             ({"name": "new-doc", "text": "x", "base_version": 0}, "title is required"),
             ({"name": "spec", "text": "x", "base_version": 0}, "already exists at version 1"),
             (
-                {"name": "spec", "text": "key AKIAIOSFODNN7EXAMPLE", "base_version": 1},
+                {"name": "spec", "text": f"key {tokens.aws_key_id()}", "base_version": 1},
                 "Refused: text looks like it contains a secret value",
             ),
         ]
         for args, says in refused:
             text = await agent.err("doc_update", project="bad-doc-shop", session="w", **args)
             assert says in text, text
-            assert "AKIAIOSFODNN7EXAMPLE" not in text
+            assert tokens.aws_key_id() not in text
             assert rows(server) == before, f"{args} changed the database when refused"
         text = await agent.err("doc_get", project="bad-doc-shop", name="missing")
         assert "doc_list" in text

@@ -10,11 +10,12 @@ import re
 import pytest
 
 from tests.integration.mcp_agent import Agent, new_project, run
+from tests.support import tokens
 from tests.support.server import RelaybayServer, read_only_db
 
 pytestmark = pytest.mark.integration
 
-GHP = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"
+GHP = tokens.github()
 
 
 def note_rows(server: RelaybayServer) -> list[tuple]:

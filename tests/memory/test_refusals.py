@@ -15,9 +15,10 @@ from core.errors import DomainError
 from memory import notes, selectors
 from memory.render_notes import note_add_md
 from memory.services import block_set, doc_update, memory_add
+from tests.support import tokens
 from tests.tasks.factories import ACTOR, make_project
 
-GHP = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"  # a GitHub token's shape, 40 characters
+GHP = tokens.github()  # a GitHub token's shape, 40 characters
 HUNTER = "Hunter2-" + "x7Yq" * 7 + "zz"  # a password's shape, 38 characters
 SPEC = "# Shop spec\n\nIntro.\n\n## Gift cards\n\nCards expire.\n\n## Refunds\n\nIn 14 days.\n"
 

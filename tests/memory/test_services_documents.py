@@ -11,12 +11,13 @@ from memory import selectors
 from memory.models import Document, DocumentVersion
 from memory.services import doc_update
 from tasks.models import Event
+from tests.support import tokens
 from tests.tasks.factories import ACTOR, make_project
 
 pytestmark = pytest.mark.django_db
 
 SPEC = "# Shop spec\n\nIntro.\n\n## Gift cards\n\nCards expire.\n\n## Refunds\n\nIn 14 days.\n"
-AKIA = "AKIAIOSFODNN7EXAMPLE"
+AKIA = tokens.aws_key_id()
 
 
 def create(**kwargs):

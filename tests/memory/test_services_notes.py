@@ -11,11 +11,12 @@ from memory.models import MemoryNote
 from memory.services import memory_add, memory_get, memory_update
 from tasks.extensions import CallerRef
 from tasks.models import Event
+from tests.support import tokens
 from tests.tasks.factories import ACTOR, make_project
 
 pytestmark = pytest.mark.django_db
 
-GHP = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"
+GHP = tokens.github()
 
 add = partial(memory_add, actor=ACTOR, kind="feedback")
 
@@ -185,7 +186,7 @@ def test_noop_writes_nothing() -> None:
         ("title", {"title": f"push with {GHP}"}),
         ("body", {"body": f"use {GHP} to push"}),
         ("tags", {"tags": f"ci, {GHP}"}),
-        ("tags", {"tags": ["ci", "AKIAIOSFODNN7EXAMPLE"]}),
+        ("tags", {"tags": ["ci", tokens.aws_key_id()]}),
         ("source_text", {"source_text": f"said {GHP}"}),
     ],
 )

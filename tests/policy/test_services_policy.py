@@ -17,6 +17,7 @@ from tasks.events import describe
 from tasks.extensions import CallerRef
 from tasks.models import Event
 from tests.policy.conftest import make_environment
+from tests.support import tokens
 from tests.tasks.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -352,7 +353,7 @@ def test_a_stored_pattern_that_does_not_compile_loses_only_that_pattern() -> Non
 
 def test_a_proposal_reason_holding_a_secret_is_refused_without_repeating_it() -> None:
     make_project("acme")
-    token = "ghp_" + "Z9y8" * 9
+    token = tokens.github()
     with pytest.raises(InvalidField) as refused:
         propose("acme", {"guard": {"mode": "block"}}, reason=f"CI uses {token} for pushes")
     assert "(github-token)" in str(refused.value)

@@ -17,6 +17,7 @@ from sessions.hooks import activity, claude_code
 from sessions.models import Collision, TouchedPath
 from tasks.models import Event
 from tests.sessions.hook_payloads import CWD, payload
+from tests.support import tokens
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -172,7 +173,7 @@ def test_nothing_but_paths_is_kept(shop) -> None:
 
 def test_a_path_shaped_like_a_secret_is_left_out_not_refused(shop, caplog) -> None:
     alice, bob = agent("alice", shop), agent("bob", shop)
-    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    token = tokens.github()
     for session in (alice, bob):
         hook(session, tool_name="Write", tool_input={"file_path": f"src/{token}.py"})
     assert not TouchedPath.objects.exists()

@@ -17,13 +17,14 @@ from sessions.hooks import activity, waiting
 from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session
 from tests.sessions.hook_payloads import payload
+from tests.support import tokens
 from tests.support.board import signed_in_client
 from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
 
 CC_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
-TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"
+TOKEN = tokens.github()
 
 
 @pytest.fixture(autouse=True)

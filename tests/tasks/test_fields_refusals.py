@@ -14,9 +14,10 @@ import pytest
 from core.errors import InvalidField
 from tasks import services
 from tasks.fields import did_you_mean, nearest, quotable, shown_value
+from tests.support import tokens
 from tests.tasks.factories import ACTOR, make_task
 
-GHP = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"  # a GitHub token's shape, 40 characters
+GHP = tokens.github()  # a GitHub token's shape, 40 characters
 HUNTER = "Hunter2-" + "x7Yq" * 7 + "zz"  # a password's shape, 38 characters
 
 

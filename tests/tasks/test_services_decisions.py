@@ -8,6 +8,7 @@ from core.errors import InvalidField, NotFound
 from tasks import render_md, selectors, services
 from tasks.events import describe
 from tasks.models import Decision, Event
+from tests.support import tokens
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -99,7 +100,7 @@ def test_the_snapshot_shows_current_decisions_and_decision_list_finds_the_rest()
 
 def test_a_decision_holding_a_secret_is_refused_without_repeating_it() -> None:
     make_project("acme")
-    token = "ghp_" + "Q1w2" * 9
+    token = tokens.github()
     with pytest.raises(InvalidField) as refused:
         decide("acme", f"Deploy with {token}")
     assert "(github-token)" in str(refused.value)
