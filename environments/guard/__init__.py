@@ -9,12 +9,14 @@ environment, decide.py the decision. The PreToolUse hook turns the Verdict into 
 and the journal's live.action events.
 """
 
-from environments.guard.decide import Touch, Verdict, decide, read_call
+from environments.guard.decide import Touch, Verdict, decide
 from environments.guard.identifiers import Identifier
+from environments.guard.reading import CallText, read_call
 from environments.guard.shell import shell_words, split_segments
 from environments.guard.stand import StandRules, stand_rules
 
 __all__ = [
+    "CallText",
     "Identifier",
     "StandRules",
     "Touch",

@@ -8,9 +8,17 @@ invocations — a command's base name and its arguments — the way a shell star
 - past the words that only start another command: VAR=value, sudo, env, time, nohup,
   nice, timeout, xargs, watch … (with their own options and option values);
 - inside $( … ), backticks and <( … ), each of which starts a command of its own;
-- into scripts a command hands to a shell: bash -c "…", eval …, the remote command of ssh,
-  and the command after kubectl exec … -- or docker exec CONTAINER — and into the scripts
-  those run, to any depth: an agent can wrap a change in as many shells as it likes.
+- into scripts a command hands to a shell: bash -c "…", eval …, the remote command of ssh
+  (its words after the host, or -o RemoteCommand=…), the command after kubectl exec … -- or
+  docker exec CONTAINER, and a here-document or here-string fed to a shell or to ssh
+  (bash <<'EOF' … EOF, bash <<< '…', ssh host <<'EOF' … EOF: the shell, or the host's,
+  runs it line by line) — and into the scripts those run, to any depth: an agent can wrap
+  a change in as many shells as it likes.
+
+What a here-document or here-string feeds a command is its `stdin`, not its arguments: a
+shell runs it, ssh sends it to the host, a database client reads SQL from it, and for any
+other command (cat <<EOF > notes.txt) it is data. The commands of a nested script share the
+stdin of the command that runs the script (ssh host psql <<SQL … SQL feeds psql).
 
 Nested reading is bounded per call (Budget): segments, characters and depth. A script inside
 a script re-reads most of its text, so depth times length is what the character budget
@@ -30,7 +38,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from environments.guard.shell import read_segments, shell_words
+from environments.guard.shell import here_documents, read_segments, shell_words
 
 # Nested scripts read inside each other (bash -c "ssh host 'sudo …'" is two levels). Deep
 # enough for any wrapping an 8 KB call can quote (each level of bash -c doubles the
@@ -84,6 +92,8 @@ _CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
 _HANDS_ON = _SHELLS | _CONTAINER_RUNNERS | {"eval", "ssh", "kubectl", "oc"}  # run a script
 # The options of ssh that take a value; the destination is the first word after them.
 SSH_SHORT_VALUES = "BbcDEeFIiJLlmOoPpQRSWw"
+# -o RemoteCommand=… (ssh_config: any case, "=" or white space between keyword and value).
+_REMOTE_COMMAND = re.compile(r"[ \t]*+remotecommand(?:[ \t]*+=|[ \t])(.*)", re.I | re.S)
 # The options of the copy commands that take a value: (short letters, long names).
 COPY_OPTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "scp": ("cDFiJloPSX", frozenset()),
@@ -107,6 +117,7 @@ class Invocation(NamedTuple):
     name: str  # base name, lowercased: /usr/bin/ssh → ssh, kubectl.exe → kubectl
     args: tuple[str, ...]  # its words after the name, redirections left out
     prefix: tuple[str, ...] = ()  # the VAR=value words written before it
+    stdin: str = ""  # what here-documents and here-strings feed it, one per line
 
 
 class Budget:
@@ -123,8 +134,40 @@ class Budget:
 def invocations(segment: str, budget: Budget | None = None) -> list[Invocation]:
     """Every command one segment runs, in the order they start."""
     found: list[Invocation] = []
-    _read(segment, found, 0, budget or Budget())
+    _read(segment, found, 0, budget or Budget(), "")
     return found
+
+
+def ssh_command(args: Sequence[str]) -> str:
+    """What ssh runs on the host as its command: the words after the destination, joined as
+    ssh sends them, then the value of each -o RemoteCommand=… (-oRemoteCommand=…,
+    -o 'RemoteCommand …'), a line each; "" when it runs the login shell."""
+    words, commands = _ssh_options(args)
+    return "\n".join([" ".join(args[words + 1 :]), *commands]).strip()
+
+
+def _ssh_options(args: Sequence[str]) -> tuple[int, list[str]]:
+    """The index of ssh's destination (skip_options' answer) and the RemoteCommand values
+    among its options, one pair of double quotes around a value removed."""
+    commands: list[str] = []
+    at = 0
+    while at < len(args):
+        word = args[at]
+        if word == "--":
+            return at + 1, commands
+        if len(word) < 2 or word[0] != "-":
+            break
+        takes = _takes_next(word, SSH_SHORT_VALUES, ())
+        letter = next((i for i, c in enumerate(word) if c in SSH_SHORT_VALUES), 0)
+        if letter and word[letter] == "o" and not word.startswith("--"):
+            value = (args[at + 1] if at + 1 < len(args) else "") if takes else word[letter + 1 :]
+            match = _REMOTE_COMMAND.fullmatch(value)
+            if match is not None:
+                command = match.group(1).strip()
+                quoted = len(command) > 1 and command[0] == command[-1] == '"'
+                commands.append(command[1:-1] if quoted else command)
+        at += 1 + takes
+    return at, commands
 
 
 def skip_options(words: Sequence[str], start: int, short: str, long: Iterable[str]) -> int:
@@ -196,13 +239,22 @@ def without_redirections(words: Iterable[str]) -> tuple[str, ...]:
 # --- reading a segment ----------------------------------------------------------------------
 
 
-def _read(segment: str, found: list[Invocation], depth: int, budget: Budget) -> None:
-    """The segment's own command, then each command substitution in it as a script of its
-    own: the text after $(, ` or <( up to the word that closes it (quoting may have made
-    the substitution one word, "$(ssh app rm x)", or several, $(ssh app rm x))."""
+def _read(segment: str, found: list[Invocation], depth: int, budget: Budget, stdin: str) -> None:
+    """The segment's own command, fed its here-documents and here-strings (or else `stdin`,
+    what feeds the script it belongs to), then each command substitution in it as a script
+    of its own: the text after $(, ` or <( up to the word that closes it (quoting may have
+    made the substitution one word, "$(ssh app rm x)", or several, $(ssh app rm x)); in a
+    here-document's body too, where the shell expands it."""
     words = shell_words(segment)
     redirected = "<" in segment or ">" in segment
-    _start(words, found, depth, budget, redirected=redirected)
+    if "<<" in segment:
+        head, bodies = here_documents(segment)
+        command = shell_words(head) if bodies else words
+        fed = [*bodies, *_here_strings(command)]
+        stdin = "\n".join(fed) if fed else stdin
+    else:
+        command = words
+    _start(command, found, depth, budget, redirected=redirected, stdin=stdin)
     if _SUBSTITUTION.search(segment) is None:
         return
     for at, word in enumerate(words):
@@ -224,7 +276,7 @@ def _read(segment: str, found: list[Invocation], depth: int, budget: Budget) -> 
                         return
                     end += 1
                 end += 1  # the closing word belongs to it
-            _nested(" ".join((inner, *words[at + 1 : end])), found, depth + 1, budget)
+            _nested(" ".join((inner, *words[at + 1 : end])), found, depth + 1, budget, "")
 
 
 def _start(
@@ -234,6 +286,7 @@ def _start(
     budget: Budget,
     *,
     redirected: bool,
+    stdin: str,
 ) -> None:
     """The segment's command, after the words that only start another one."""
     prefix: list[str] = []
@@ -255,50 +308,66 @@ def _start(
             at += 1
         else:
             args = words[at + 1 :]
-            invocation = Invocation(
-                name, without_redirections(args) if redirected else tuple(args), tuple(prefix)
-            )
+            kept = without_redirections(args) if redirected else tuple(args)
+            invocation = Invocation(name, kept, tuple(prefix), stdin)
             found.append(invocation)
-            script = _script(invocation) if name in _HANDS_ON else ""
+            script, fed = _script(invocation) if name in _HANDS_ON else ("", "")
             if script:
-                _nested(script, found, depth + 1, budget)
+                _nested(script, found, depth + 1, budget, fed)
             return
 
 
-def _script(invocation: Invocation) -> str:
-    """The text a command hands on to be run as a command of its own, or ""."""
-    name, args = invocation.name, invocation.args
+def _here_strings(words: Sequence[str]) -> list[str]:
+    """The words a command's here-strings feed it: <<< word, <<<word, 0<<< "…"."""
+    fed: list[str] = []
+    for at, word in enumerate(words):
+        if "<<<" not in word:
+            continue
+        operator = _REDIRECTION.match(word)
+        if operator is not None and operator.group().endswith("<<<"):
+            rest = word[operator.end() :]
+            fed.append(rest or (words[at + 1] if at + 1 < len(words) else ""))
+    return fed
+
+
+def _script(invocation: Invocation) -> tuple[str, str]:
+    """The text a command hands on to be run as a command of its own (or ""), and what
+    feeds that script: the command's own stdin, unless the stdin is the script — a shell
+    without -c runs it, and so does the login shell of ssh without a remote command."""
+    name, args, stdin = invocation.name, invocation.args, invocation.stdin
     if name in _SHELLS:
         for at, word in enumerate(args[:-1]):
             if word.startswith("-") and not word.startswith("--") and "c" in word:
-                return args[at + 1]
-        return ""
+                return args[at + 1], stdin
+        return stdin, ""
     if name == "eval":
-        return " ".join(args)
+        return " ".join(args), stdin
     if name == "ssh":
-        destination = skip_options(args, 0, SSH_SHORT_VALUES, ())
-        return " ".join(args[destination + 1 :])
+        command = ssh_command(args)
+        return (command, stdin) if command else (stdin, "")
     if name in ("kubectl", "oc") and "--" in args:  # argv, not a script: quote it again
-        return shlex.join(args[args.index("--") + 1 :])
+        return shlex.join(args[args.index("--") + 1 :]), stdin
     if name in _CONTAINER_RUNNERS and args and args[0] == "exec":
         container = skip_options(args, 1, "eguw", ("--env", "--user", "--workdir"))
-        return shlex.join(args[container + 1 :])
-    return ""
+        return shlex.join(args[container + 1 :]), stdin
+    return "", ""
 
 
-def _nested(script: str, found: list[Invocation], depth: int, budget: Budget) -> None:
-    """Read a script a command runs; every attempt costs the budget at least one segment
-    and its length, so a text of thousands of substitutions stays linear. A script met
-    again is read once; one the budget or MAX_DEPTH cannot pay for marks the call unread,
-    and once it is, nothing more is read: the call fails closed whatever the rest holds."""
+def _nested(script: str, found: list[Invocation], depth: int, budget: Budget, stdin: str) -> None:
+    """Read a script a command runs, its commands fed `stdin`; every attempt costs the
+    budget at least one segment and its length, so a text of thousands of substitutions
+    stays linear. A script met again (with the same stdin) is read once; one the budget or
+    MAX_DEPTH cannot pay for marks the call unread, and once it is, nothing more is read:
+    the call fails closed whatever the rest holds."""
     budget.nested_segments -= 1
     budget.nested_text -= len(script)  # also when met before: finding it cost as much
-    if budget.unread or script in budget.seen:
+    seen = f"{script}\0{stdin}" if stdin else script
+    if budget.unread or seen in budget.seen:
         return
     if budget.nested_segments < 0 or budget.nested_text < 0 or depth > MAX_DEPTH:
         budget.unread = True
         return
-    budget.seen.add(script)
+    budget.seen.add(seen)
     segments, complete = read_segments(script)
     for number, segment in enumerate(segments):
         if number:  # the first segment was paid for above
@@ -306,6 +375,6 @@ def _nested(script: str, found: list[Invocation], depth: int, budget: Budget) ->
             if budget.nested_segments < 0:
                 budget.unread = True
                 return
-        _read(segment, found, depth, budget)
+        _read(segment, found, depth, budget, stdin)
     if not complete:
         budget.unread = True

@@ -12,13 +12,17 @@ Names and rules are paired across the whole call, not per segment:
 deletes in the next, and the guard cannot tell which host a change elsewhere reaches, so
 it stays careful.
 
-A call the guard cannot read whole — more than 200 command segments (§7), or nested
-scripts (bash -c, eval, ssh, $( … )) past what commands.Budget reads — fails closed: what
-was not read may hold a change, so each environment the call mentions at all (the same
-substring test that decides whether a call is read; an environment whose name does not
-occur cannot be touched however the text is read) whose guard is on and whose levels for
-those names are not all full gets `ask` (`log` in log mode), journaled like any touch.
-Calls that mention no environment, and calls read whole, are decided as before.
+A call the guard cannot read whole — more than 200 command segments (§7), nested scripts
+(bash -c, eval, ssh, here-documents, $( … )) past what commands.Budget reads, or a call
+cut at a cap of reading.py (a command past its first 8 KB, an MCP input past 8 KB of text
+or MAX_INPUT_NODES values) — fails closed: what was not read may hold a change, so each
+environment the call mentions at all, in its whole text (the same substring test that
+decides whether a call is read; an environment whose name does not occur cannot be
+touched however the text is read) whose guard is on and whose levels for those names are
+not all full gets `ask` (`log` in log mode), journaled like any touch. Calls that mention
+no environment, and calls read whole, are decided as before.
+
+What the call's text is, and what the journal keeps of it, is reading.py's.
 
 A bug here raises: the hook logs it and lets the call go on (§7: a guard error never stops
 an agent), which beats hiding the error behind an answer nobody chose.
@@ -26,8 +30,8 @@ an agent), which beats hiding the error behind an answer nobody chose.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from environments.guard.commands import Budget, invocations
@@ -38,6 +42,15 @@ from environments.guard.identifiers import (
     Names,
     mentions_any,
     unquoted,
+)
+from environments.guard.reading import (
+    CUT_COMMAND,
+    CUT_INPUT,
+    MAX_INPUT_NODES,
+    OWN_SERVER,
+    READ_LIMIT,
+    CallText,
+    read_call,
 )
 from environments.guard.rules import (
     CustomRule,
@@ -50,10 +63,6 @@ from environments.guard.shell import MAX_SEGMENTS, read_segments
 from environments.guard.stand import StandRules
 from environments.secrets import mask
 from policy.catalog import LEVELS
-
-READ_LIMIT = 8192  # §7: only the first 8 KB (of UTF-8) of a call are read
-MAX_INPUT_NODES = 10_000  # values of an MCP input walked at most, whatever their nesting
-OWN_SERVER = "relaybay"
 
 DECISIONS = ("allow", "log", "warn", "ask", "deny")  # weakest to strongest
 _RANK = {decision: rank for rank, decision in enumerate(DECISIONS)}
@@ -93,61 +102,13 @@ class Verdict:
     decision: str  # the strongest of the touches' (deny > ask > warn > log > allow)
     reason: str  # the strongest touch's reason ("" for allow and log)
     command: str  # the text read (its first 8 KB), not masked
+    # What the journal reads instead of `command` when set: an MCP input's key: value lines.
+    journal: str = field(default="", compare=False, repr=False)
 
     def journal_command(self, test_values: Iterable[str] = ()) -> str:
-        """The command as the journal keeps it: whitespace collapsed, secrets and the
-        given test values masked, at most 200 characters."""
-        return mask(self.command, test_values=test_values)
-
-
-def read_call(
-    tool_name: str, tool_input: Mapping[str, Any], *, own_server: str = OWN_SERVER
-) -> str | None:
-    """The text the guard reads from a tool call: a Bash call's command, or every string in
-    an MCP tool's input (mcp__<server>__<tool>) joined by newlines, cut to its first 8 KB.
-    None for relaybay's own MCP tools (its server, or `own_server` when registered under
-    another name) and for every other tool."""
-    if not isinstance(tool_name, str) or not isinstance(tool_input, Mapping):
-        return None
-    if tool_name == "Bash":
-        command = tool_input.get("command")
-        return first_8kb(command) if isinstance(command, str) else None
-    if tool_name.startswith("mcp__"):
-        server = tool_name[len("mcp__") :].split("__", 1)[0]
-        if server in (OWN_SERVER, own_server):
-            return None
-        return first_8kb("\n".join(_strings(tool_input)))
-    return None
-
-
-def first_8kb(text: str) -> str:
-    """The longest start of `text` whose UTF-8 fits in READ_LIMIT bytes (never half a
-    character)."""
-    if len(text) * 4 <= READ_LIMIT:  # no character takes more than 4 bytes
-        return text
-    data = text[:READ_LIMIT].encode("utf-8", "surrogatepass")
-    if len(data) <= READ_LIMIT:
-        return text[:READ_LIMIT]
-    cut = READ_LIMIT
-    while cut > 0 and data[cut] & 0xC0 == 0x80:  # the cut splits a character: drop it
-        cut -= 1
-    return data[:cut].decode("utf-8", "surrogatepass")
-
-
-def _strings(value: Any) -> Iterator[str]:
-    """Every string in a JSON-like value, depth first in order, until READ_LIMIT characters
-    (at least that many bytes) are found; never recursion, so any nesting is fine."""
-    stack, left, nodes = [value], READ_LIMIT, 0
-    while stack and left > 0 and nodes < MAX_INPUT_NODES:
-        item = stack.pop()
-        nodes += 1
-        if isinstance(item, str):
-            left -= len(item) + 1
-            yield item
-        elif isinstance(item, Mapping):
-            stack.extend(reversed(list(item.values())[:MAX_INPUT_NODES]))
-        elif isinstance(item, list | tuple):
-            stack.extend(reversed(item[:MAX_INPUT_NODES]))
+        """The command as the journal keeps it: whitespace collapsed, secrets (an MCP
+        input's keyed ones too) and the given test values masked, at most 200 characters."""
+        return mask(self.journal or self.command, test_values=test_values)
 
 
 def decide(
@@ -160,30 +121,33 @@ def decide(
 ) -> Verdict:
     """The guard's verdict on one tool call against the environments it may touch: those of
     the session's project and its bound tasks' (the caller chooses them). `text`: what
-    read_call already read of this call (the hook reads it first to know whether to load
-    the stands at all), so it is read once."""
-    if text is None:
+    read_call returned for this call (the hook reads it first to know whether to load the
+    stands at all), so it is read once; a plain str is read again."""
+    if not isinstance(text, CallText):
         text = read_call(tool_name, tool_input, own_server=own_server)
     if text is None:
         return Verdict((), "allow", "", "")
+    read, journal = str(text), text.journal
     active = [(stand, _usable(stand.identifiers)) for stand in stands if stand.mode != "off"]
-    low = text.lower()
+    low = read.lower()
     plain = unquoted(low)
-    if not any(mentions_any(plain, usable) for _, usable in active):
-        return Verdict((), "allow", "", text)  # no environment's name occurs: read no further
-    call = _Reading(tool_name, text, low)
+    mentioned = unquoted(text.whole.lower()) if text.cut else plain  # what the call names
+    if not any(mentions_any(mentioned, usable) for _, usable in active):
+        return Verdict((), "allow", "", read, journal)  # no environment's name occurs
+    call = _Reading(tool_name, read, low)
+    unread = call.unread or text.cut
     touches = []
     for stand, usable in active:
         touch = _touch(stand, usable, call)
-        if call.unread:
-            touch = _failed_closed(touch, stand, usable, plain, call.unread)
+        if unread:
+            touch = _failed_closed(touch, stand, usable, mentioned, unread)
         if touch is not None:
             touches.append(touch)
     if not touches:
-        return Verdict((), "allow", "", text)
+        return Verdict((), "allow", "", read, journal)
     strongest = max(touches, key=lambda touch: _RANK[touch.decision])  # the first of equals
     shown = strongest.reason if strongest.decision in ("warn", "ask", "deny") else ""
-    return Verdict(tuple(touches), strongest.decision, shown, text)
+    return Verdict(tuple(touches), strongest.decision, shown, read, journal)
 
 
 class _Reading:
@@ -267,17 +231,25 @@ def _failed_closed(
     if not named or level == "full":
         return touch
     where = f"{stand.project} {stand.environment} ({stand.kind})"
-    what = (
-        f"has more than {MAX_SEGMENTS} command segments"
-        if why == "segments"
-        else "nests more scripts (bash -c, eval, ssh, $( … )) than the guard reads"
-    )
     reason = (
-        f"relaybay guard: this command {what}, so the guard could not read all of it, and it "
-        f"names {where} (matched '{named}'); the owner decides. Split it into shorter "
-        "commands to have it checked."
+        f"relaybay guard: {_UNREAD[why]}, so the guard could not read all of it, and it "
+        f"names {where} (matched '{named}'); the owner decides. "
+        f"Split it into {'smaller calls' if why == CUT_INPUT else 'shorter commands'} to have "
+        "it checked."
     )
     return Touch(stand.project, stand.environment, stand.kind, decision, level, "", named, reason)
+
+
+# Why a call was not read whole (_Reading.unread, CallText.cut), as its reason says it.
+_UNREAD = {
+    "segments": f"this command has more than {MAX_SEGMENTS} command segments",
+    "nested": "this command nests more scripts (bash -c, eval, ssh, $( … )) than the guard reads",
+    CUT_COMMAND: f"this command is longer than the {READ_LIMIT // 1024} KB the guard reads",
+    CUT_INPUT: (
+        f"this call's input is larger than the guard reads ({READ_LIMIT // 1024} KB of text, "
+        f"{MAX_INPUT_NODES:,} values)"
+    ),
+}
 
 
 def _reachable(levels: Mapping[str, str], identifier: Identifier) -> str:

@@ -19,6 +19,7 @@ makes the guard more careful, not blind.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,10 +27,10 @@ from typing import NamedTuple
 
 from environments.guard.commands import (
     COPY_OPTIONS,
-    SSH_SHORT_VALUES,
     Invocation,
     positionals,
     skip_options,
+    ssh_command,
     word_set,
 )
 from environments.guard.identifiers import remote_host
@@ -157,8 +158,9 @@ def _helm_change(call: Invocation) -> bool:
 
 
 def _ssh_remote_change(call: Invocation) -> bool:
-    destination = skip_options(call.args, 0, SSH_SHORT_VALUES, ())
-    script = " ".join(call.args[destination + 1 :])  # what ssh itself sends: words joined
+    """What ssh sends the host: its command (words joined, -o RemoteCommand=…) and what a
+    here-document or here-string feeds it, which the host's shell or command reads."""
+    script = f"{ssh_command(call.args)}\n{call.stdin}" if call.stdin else ssh_command(call.args)
     return any(_remote_segment_changes(part) for part in _REMOTE_SEPARATOR.split(script))
 
 
@@ -193,7 +195,15 @@ def _any_sftp(call: Invocation) -> bool:
 
 
 def _sql_after_client(call: Invocation) -> bool:
-    return _SQL_CHANGE.search(" ".join(call.args)) is not None
+    """SQL in the client's arguments or in what feeds it (psql <<SQL … SQL)."""
+    return _has_sql_change(" ".join(call.args)) or bool(call.stdin and _has_sql_change(call.stdin))
+
+
+@functools.lru_cache(maxsize=64)
+def _has_sql_change(text: str) -> bool:
+    """Cached: every command of a nested script shares its stdin, so one text may come
+    back for each of them."""
+    return _SQL_CHANGE.search(text) is not None
 
 
 def _sql_in_mcp_input(tool_name: str, segments: Sequence[str]) -> bool:

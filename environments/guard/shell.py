@@ -116,17 +116,43 @@ def _with_heredocs(text: str) -> Segments:
 def _heredoc_end(text: str, start: int, end: int) -> int:
     """A here-document's body belongs to its command (psql <<SQL … SQL): the segment runs
     on to the end of each delimiter line (or of the text when a delimiter never comes)."""
+    found = _bodies(text, start, end)
+    return end if found is None else found[1]
+
+
+def here_documents(segment: str) -> tuple[str, list[str]]:
+    """A segment's command line and the bodies of the here-documents its operators open, in
+    order (each with its lines' newlines, without its delimiter line): `bash <<EOF` runs its
+    body as a script, `cat <<EOF` only reads it. Without a here-document: (segment, [])."""
+    if "<<" not in segment:
+        return segment, []
+    found = _bodies(segment, 0, max(_SEGMENT.match(segment).end(), 1))
+    if found is None or not found[0]:
+        return segment, []
+    spans, _ = found
+    return segment[: spans[0][0] - 1], [segment[start:stop] for start, stop in spans]
+
+
+def _bodies(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], int] | None:
+    """Where the bodies opened by the here-document operators in text[start:end] lie, and
+    where the last delimiter line ends; None without an operator. Bodies start on the line
+    after `end` and follow each other, at most MAX_HEREDOCS of them."""
     operators = _HEREDOC.finditer(text, start, end)
     delimiters = [m.group(2) for m in itertools.islice(operators, MAX_HEREDOCS) if m.group(2)]
     if not delimiters:
-        return end
+        return None
     line_end = text.find("\n", end)
-    at = len(text) if line_end < 0 else line_end
+    if line_end < 0:
+        return [], len(text)
+    spans: list[tuple[int, int]] = []
+    at = line_end
     for delimiter in delimiters:
         closing = re.compile(rf"^[ \t]*+{re.escape(delimiter)}[ \t]*+$", re.MULTILINE)
-        line = closing.search(text, min(at + 1, len(text)))
+        body = min(at + 1, len(text))
+        line = closing.search(text, body)
+        spans.append((body, len(text) if line is None else line.start()))
         at = len(text) if line is None else line.end()
-    return at
+    return spans, at
 
 
 def shell_words(segment: str) -> list[str]:

@@ -24,6 +24,7 @@ from policy import catalog, safe_regex, validate, widen
 from policy.merge import EDITABLE_LISTS, Layer, merge, preset_layer, show
 from policy.presets import PRESETS, SUMMARY
 from relaybay_site.docgen.common import GENERATED, cell, limits, parameter_rows, split_docstring
+from relaybay_site.docgen.guard import render as guard_rules
 from relaybay_site.docgen.secrets import render as secret_sections
 
 # A complete policy.json that validates (a test runs policy.validate.check on it).
@@ -96,7 +97,7 @@ def render() -> str:
         *_keys(),
         *_validation(),
         *_widening(),
-        *_rules(),
+        *guard_rules(),
         *secret_sections(),
         *_tools(),
         *_example(),
@@ -359,24 +360,6 @@ def _widening() -> list[str]:
         "",
         "`policy_propose` says so in its answer, and the owner confirms such a proposal a "
         "second time when accepting it.",
-        "",
-    ]
-
-
-def _rules() -> list[str]:
-    rows = [
-        f"| `{r.id}` | {r.capability or 'any'} | {cell(r.title)}: {cell(r.looks_for)} |"
-        for r in catalog.GUARD_RULES
-    ]
-    return [
-        "## Built-in guard rules",
-        "",
-        "The ids `guard.disable` names. A command or MCP tool call a rule matches is a change "
-        "for that capability; `guard.mode` decides what happens to it.",
-        "",
-        "| Id | Capability | What it looks for |",
-        "| --- | --- | --- |",
-        *rows,
         "",
     ]
 

@@ -311,8 +311,8 @@ def test_only_the_first_8_kb_are_read_never_half_a_character() -> None:
     assert len(read_call("Bash", {"command": "a" * 9000})) == 8192
     text = read_call("Bash", {"command": "é" * 5000})  # two bytes each
     assert text == "é" * 4096
-    late = "ls " * 2800 + "; ssh prod-alias sudo reboot"
-    assert bash(late, live("block")).touches == ()
+    late = "ls " * 2800 + "; ssh prod-alias sudo reboot"  # past 8 KB: fails closed
+    assert bash(late, live("block")).decision == "ask"  # (test_guard_input.py)
     assert len(bash(late, live("block")).command) == 8192
 
 
