@@ -63,3 +63,25 @@ def test_a_read_passes_and_a_token_let_through_is_written() -> None:
     assert not Project.objects.filter(name=GHP).exists()
     no_secrets.let_through([GHP.lower()])
     assert make_project(f"Acme {GHP}").name == f"Acme {GHP}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_token_let_through_lives_as_long_as_its_transaction() -> None:
+    """Issue 38: the allowance was thread-wide, so a token allowed for one write stayed
+    allowed for every later write on that thread."""
+    with transaction.atomic():
+        no_secrets.let_through([JWT])
+        make_project(f"Acme {JWT}")
+    with pytest.raises(SecretRefused), transaction.atomic():
+        Project.objects.update(description=f"again {JWT}")
+
+    def let_through_then_fail() -> None:
+        with transaction.atomic():
+            no_secrets.let_through([JWT])
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        let_through_then_fail()
+    with pytest.raises(SecretRefused), transaction.atomic():
+        Project.objects.update(description=f"after a rollback {JWT}")
+    assert Project.objects.get().description == ""

@@ -25,6 +25,7 @@ from policy.merge import EDITABLE_LISTS, Layer, merge, preset_layer, show
 from policy.presets import PRESETS, SUMMARY
 from relaybay_site.docgen.common import GENERATED, cell, limits, parameter_rows, split_docstring
 from relaybay_site.docgen.guard import render as guard_rules
+from relaybay_site.docgen.observations import render as observation_sections
 from relaybay_site.docgen.secrets import render as secret_sections
 
 # A complete policy.json that validates (a test runs policy.validate.check on it).
@@ -99,6 +100,7 @@ def render() -> str:
         *_widening(),
         *guard_rules(),
         *secret_sections(),
+        *observation_sections(),
         *_tools(),
         *_example(),
     ]

@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from sessions.fields import stored_agent_id
 from tests.integration.mcp_agent import Agent
 from tests.sessions.codex_payloads import CWD, NAMES, codex_payload, sequence
+from tests.support import tokens
 from tests.support.mcp_client import mcp_client, text_of
 from tests.support.server import RelaybayServer, read_only_db, run_cli, run_django
 
@@ -166,6 +168,31 @@ def test_an_mcp_call_carrying_the_thread_links_it_exactly_and_a_refused_one_link
 
 
 # --- the guard on the demo's live stand -----------------------------------------------------
+
+
+def test_a_thread_id_shaped_like_a_token_still_links_through_its_stand_in(
+    fresh_server: RelaybayServer,
+) -> None:
+    """Issue 38: an agent's session id is an observation. One shaped like a token (it fits
+    Codex's id alphabet) is kept as a stable masked-<digest> stand-in by the hooks and by
+    the MCP call that carries it, so the call links the session instead of being refused."""
+    thread = tokens.aws_key_id("ASIA", seed="codex-thread")
+    meta = {"sessionId": thread, "threadId": thread}
+
+    async def scenario(agent: Agent) -> None:
+        await agent.ok("project_upsert", slug="acme-shop", repo_path=CWD)
+        created = await agent.ok("task_create", project="acme-shop", title="Fix the cart")
+        key = re.match(r"Created (\S+) ", created).group(1)
+        start = send(fresh_server, "SessionStart.startup.exec", thread)
+        assert f"Your relaybay hook session: {stored_agent_id(thread)}." in context(start)
+        done = await call(agent, "task_update", meta, task=key, session="codex-two", progress="a")
+        assert not done.is_error, text_of(done)
+
+    run(fresh_server, scenario)
+    linked = row(fresh_server.home, stored_agent_id(thread))
+    assert (linked["name"], linked["cc_exact"]) == ("codex-two", 1)
+    assert thread.encode() not in (fresh_server.home / "relaybay.sqlite").read_bytes()
+    assert "Refused" not in fresh_server.log()
 
 
 @pytest.fixture(scope="module")
