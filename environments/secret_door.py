@@ -6,7 +6,8 @@ about to store, by field, in two kinds:
 
 - texts, what people write — titles, bodies, notes, comments, plans, captions: the token
   shapes that cannot be prose (policy.catalog.TOKEN_DETECTOR_IDS: private key blocks,
-  GitHub / GitLab / Slack / OpenAI-style / AWS keys, JWTs);
+  GitHub / GitLab / Slack / OpenAI / Anthropic / AWS / Google / Stripe keys, JWTs, each by
+  its vendor's published length, alphabet and checksum — environments/secret_spots.py);
 - values, what names and structures — names, labels, kinds, roles, sources, and whatever
   is stored as JSON (a proposal's change, a policy patch): every value detector, and for a
   mapping's text entry the field-name rules of its key (a "password" holds a reference).
@@ -75,7 +76,8 @@ GUARDED_WRITES: tuple[tuple[str, str, str], ...] = (
     (
         "Stands: the owner's environment and access entry forms",
         "",
-        "the name and every text; access entry fields with their field-name rules",
+        "the name and every text; access entry fields with their field-name rules, and "
+        "the fields' and test secrets' names as typed",
     ),
     (
         "Proposals: environment_propose, policy_propose",

@@ -39,8 +39,11 @@ __all__ = [
     "find",
     "is_reference",
     "mask",
+    "names_secret",
+    "names_user",
     "safe_text",
     "scan_text",
+    "user_password_masked",
 ]
 
 MASK = "***"
@@ -112,6 +115,29 @@ def check_fields(
 def has_name_rules(name: str) -> bool:
     """Does a field's name make the field-name rules apply (a secret or a user field)?"""
     return bool(_SECRET_NAME.search(name) or _USER_NAME.search(name))
+
+
+def names_user(name: str) -> bool:
+    """Does a field's name say it holds a user or login (which must hold no user:password)?"""
+    return _USER_NAME.search(name) is not None
+
+
+def user_password_masked(value: str) -> str:
+    """A user or login value with the password of every user:password in it masked, the
+    user kept (admin:***): what the journal shows of a value under such a key."""
+
+    def masked(match: regex.Match[str]) -> str:
+        if points_elsewhere(match.group("secret")):
+            return match.group(0)
+        return f"{match.group('user')}:{MASK}"
+
+    return _USER_PASSWORD.sub(masked, value)
+
+
+def names_secret(name: str) -> bool:
+    """Does a field's name say its value is a secret (password, api_key, token …), so that
+    the value must be a reference (the secret-field rule)?"""
+    return _SECRET_NAME.search(name) is not None
 
 
 def scan_text(

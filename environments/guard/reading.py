@@ -20,12 +20,11 @@ the input, which the hook caps before the guard sees it.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from environments.secret_spots import points_elsewhere
-from environments.secrets import MASK, check_fields, has_name_rules
+from environments.secrets import MASK, names_secret, names_user, user_password_masked
 
 READ_LIMIT = 8192  # §7: only the first 8 KB (of UTF-8) of a call are read
 MAX_INPUT_NODES = 10_000  # values of an MCP input read at most, whatever their nesting
@@ -119,6 +118,8 @@ def _read_input(tool_input: Mapping[str, Any]) -> CallText:
         if isinstance(item, str):
             values.append(item)
             shown = MASK if secret and not points_elsewhere(item) else item
+            if not secret and key and names_user(key):
+                shown = user_password_masked(shown)  # user: admin:*** (the user kept)
             lines.append(f"{key}: {shown}" if key else shown)
             left -= len(item) + 1
         elif isinstance(item, Mapping):
@@ -162,11 +163,8 @@ def _strings_left(frames: list[_Frame]) -> list[str]:
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
-@functools.lru_cache(maxsize=4096)
 def _names_secret(key: str) -> bool:
-    """Does the key's name say its value is a secret (password, api_key, token …)? Asked of
-    the write checks' own field-name rule (environments.secrets): a plain value under such
-    a key is refused there as secret-field. A user or login key is no secret's name."""
-    if not has_name_rules(key):  # the cheap test every key takes
-        return False
-    return any(f.detector == "secret-field" for f in check_fields({key: "x"}))
+    """Does the key's name say its value is a secret (password, api_key, token …)? The
+    write checks' own field-name rule (environments.secrets): a plain value under such a
+    key is refused there as secret-field. A user or login key is no secret's name."""
+    return names_secret(key)

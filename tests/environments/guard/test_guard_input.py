@@ -42,6 +42,13 @@ def test_the_journal_masks_a_value_whose_key_says_secret() -> None:
     assert journal == "password: *** db: shop sql: select 1 host: db.live.example"
 
 
+def test_a_user_value_keeps_its_user_and_masks_its_password() -> None:
+    verdict = mcp({"host": "db.live.example", "user": f"admin:{PASSWORD}"}, live("block"))
+    assert verdict.journal_command() == "host: db.live.example user: admin:***"
+    kept = mcp({"host": "db.live.example", "login": "admin:$DB_PASSWORD"}, live("block"))
+    assert kept.journal_command() == "host: db.live.example login: admin:$DB_PASSWORD"
+
+
 @pytest.mark.parametrize(
     "tool_input",
     [
