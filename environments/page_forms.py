@@ -215,15 +215,7 @@ def _unsecret(text: str, name: str, policy: Merged) -> str:
     secret never sends it back to the page (the owner types it elsewhere, or a reference).
     Detectors may overlap (a token after "Bearer"): overlapping spans become one ***."""
     findings = secrets.check_fields({name: text}, secrets.SecretsPolicy.of(policy))
-    spans: list[list[int]] = []
-    for start, end in sorted((f.start, f.end) for f in findings):
-        if spans and start <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], end)
-        else:
-            spans.append([start, end])
-    for start, end in reversed(spans):
-        text = text[:start] + secrets.MASK + text[end:]
-    return text
+    return secrets.mask_findings(text, findings)
 
 
 def _unsecret_lines(text: str, policy: Merged) -> str:

@@ -39,6 +39,7 @@ __all__ = [
     "find",
     "is_reference",
     "mask",
+    "mask_findings",
     "names_secret",
     "names_user",
     "safe_text",
@@ -211,9 +212,19 @@ _MAY_HOLD_SECRET = regex.compile(
 
 def _mask_spots(text: str) -> str:
     """Every spot of every detector in the text replaced by ***."""
-    spans = _merged((start, end) for _, start, end in _hits(text, frozenset()))
+    return _mask_spans(text, ((start, end) for _, start, end in _hits(text, frozenset())))
+
+
+def mask_findings(text: str, findings: Iterable[Finding]) -> str:
+    """The text with every finding's secret replaced by ***, overlapping ones as one: what a
+    refusal or a log line may say back of a text the checks found secrets in."""
+    return _mask_spans(text, ((f.start, f.end) for f in findings))
+
+
+def _mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    merged = _merged(spans)
     pieces, at = [], 0
-    for start, end in spans:
+    for start, end in merged:
         pieces += [text[at:start], MASK]
         at = end
     pieces.append(text[at:])

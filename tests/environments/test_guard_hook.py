@@ -17,28 +17,23 @@ from environments.services import Change
 from policy import services as policy_services
 from sessions.hooks.claude_code import hook_event
 from tasks.models import Event
+from tests.environments.factories import guard_mode, live_stand
 from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import make_project
 
 pytestmark = pytest.mark.django_db
 OWNER = "owner"
+SSH = [{"kind": "ssh", "fields": {"alias": "prod-alias", "host": "10.0.0.5"}}]
 
 
 @pytest.fixture(autouse=True)
 def acme() -> None:
     make_project("acme-shop", repo_path=CWD)
-    change = Change(
-        environment="live",
-        kind="live",
-        base_url="https://acme-shop.example",
-        access=[{"kind": "ssh", "fields": {"alias": "prod-alias", "host": "10.0.0.5"}}],
-    )
-    services.environment_save(project="acme-shop", change=change, actor=OWNER, confirmed=True)
+    live_stand("acme-shop", SSH, base_url="https://acme-shop.example")
 
 
 def mode(name: str) -> None:
-    body = json.dumps({"guard": {"mode": name}})
-    policy_services.policy_layer_save(scope="acme-shop", text=body, actor=OWNER, confirmed=True)
+    guard_mode("acme-shop", name)
 
 
 def bash(command: str, **changes: Any) -> dict[str, Any] | None:

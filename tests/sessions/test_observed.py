@@ -13,14 +13,12 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from environments import services
-from environments.services import Change
-from policy import services as policy_services
 from sessions.fields import stored_agent_id
 from sessions.hooks import waiting
 from sessions.hooks.claude_code import hook_event
 from sessions.models import Session, SessionTodo
 from tasks.models import Event
+from tests.environments.factories import live_stand
 from tests.sessions.hook_payloads import CWD, payload
 from tests.support.tokens import aws_key_id, slack_bot
 from tests.tasks.factories import make_project
@@ -35,14 +33,8 @@ PG = "PGPASSWORD=Hunter2pw"
 @pytest.fixture(autouse=True)
 def acme() -> None:
     make_project("acme-shop", repo_path=CWD)
-    change = Change(
-        environment="live",
-        kind="live",
-        access=[{"kind": "ssh", "fields": {"alias": "prod-alias", "host": "10.0.0.5"}}],
-    )
-    services.environment_save(project="acme-shop", change=change, actor=OWNER, confirmed=True)
-    body = json.dumps({"guard": {"mode": "block"}})
-    policy_services.policy_layer_save(scope="acme-shop", text=body, actor=OWNER, confirmed=True)
+    ssh = {"kind": "ssh", "fields": {"alias": "prod-alias", "host": "10.0.0.5"}}
+    live_stand("acme-shop", [ssh], mode="block")
 
 
 def stored_anywhere(*literals: str) -> list[str]:

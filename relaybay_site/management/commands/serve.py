@@ -73,15 +73,7 @@ def masked_query(query: str) -> str:
 
 def _unsecret(text: str, name: str | None) -> str:
     """`text` with every secret span one *** (overlapping findings merged)."""
-    spans: list[list[int]] = []
-    for start, end in sorted((f.start, f.end) for f in secrets.find(text, field="q", name=name)):
-        if spans and start <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], end)
-        else:
-            spans.append([start, end])
-    for start, end in reversed(spans):
-        text = text[:start] + secrets.MASK + text[end:]
-    return text
+    return secrets.mask_findings(text, secrets.find(text, field="q", name=name))
 
 
 def bind_warning(cfg: Any) -> str | None:

@@ -11,13 +11,11 @@ from typing import Any
 
 import pytest
 
-from environments import services
 from environments.guard import Verdict, decide, read_call
 from environments.guard.reading import MAX_INPUT_NODES, READ_LIMIT
-from environments.services import Change
-from policy import services as policy_services
 from sessions.hooks.claude_code import hook_event
 from tasks.models import Event
+from tests.environments.factories import live_stand
 from tests.environments.guard.stands import bash, live
 from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import make_project
@@ -98,15 +96,8 @@ def test_test_values_and_spots_in_values_are_still_masked_in_keyed_lines() -> No
 @pytest.mark.django_db
 def test_the_hook_journals_an_mcp_call_with_its_keys_and_without_its_password() -> None:
     make_project("acme-shop", repo_path=CWD)
-    change = Change(
-        environment="live",
-        kind="live",
-        base_url="https://acme-shop.example",
-        access=[{"kind": "db", "fields": {"host": "db.live.example"}}],
-    )
-    services.environment_save(project="acme-shop", change=change, actor="owner", confirmed=True)
-    body = json.dumps({"guard": {"mode": "block"}})
-    policy_services.policy_layer_save(scope="acme-shop", text=body, actor="owner", confirmed=True)
+    db = {"kind": "db", "fields": {"host": "db.live.example"}}
+    live_stand("acme-shop", [db], mode="block", base_url="https://acme-shop.example")
     hook = payload("PreToolUse.mcp", session_id=str(uuid.uuid4()))
     hook["tool_name"] = "mcp__pg__query"
     hook["tool_input"] = {"host": "db.live.example", "password": PASSWORD, "sql": "select 1"}
