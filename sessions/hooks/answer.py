@@ -73,6 +73,12 @@ class HookCall:
             return []
         return tasks_bound_to(self.session)
 
+    def share_bound_tasks(self, other: HookCall) -> None:
+        """Hand the tasks read for this call (the decider's) to `other` (the providers'),
+        when both are of one session whose bindings did not move in between."""
+        if "bound_tasks" in self.__dict__:
+            other.__dict__["bound_tasks"] = self.__dict__["bound_tasks"]
+
 
 @dataclass
 class HookAnswer:

@@ -115,7 +115,8 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
     if seen.kind == ev.SESSION_START:
         answer.add_context(hook_answer.session_start_line(seen.session_id, seen.meta_links))
     known = link.session if link.action in _KNOWN else None
-    hook_answer.run_deciders(HookCall(event=event, session=known, exact=False, actor=actor), answer)
+    decided = HookCall(event=event, session=known, exact=False, actor=actor)
+    hook_answer.run_deciders(decided, answer)
     try:
         with transaction.atomic(durable=True):
             stored = _store(seen, link, actor=actor, now=now)
@@ -124,6 +125,8 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
                 return Handled(answer=answer)
             exact = session.cc_exact and session.cc_session_id == seen.session_id
             call = HookCall(event=seen, session=session, exact=exact, actor=actor)
+            if link.action == linking.EXISTING and stored is not None:
+                decided.share_bound_tasks(call)  # no binding moved: one read for both
             hook_answer.run_providers(call, answer)
             if seen.kind == ev.STOP:
                 _stop(call, session, answer)
