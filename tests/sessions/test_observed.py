@@ -158,3 +158,17 @@ def test_the_quick_look_of_safe_text_misses_no_token_of_the_corpus() -> None:
     for line, _ in TOKENS:
         assert _may_hold_secret(line), line
         assert safe_text(line) != line, line
+
+
+def test_a_touched_path_holding_an_assignment_is_kept_masked() -> None:
+    from sessions.models import TouchedPath
+
+    body = payload(
+        "PreToolUse.Bash",
+        session_id=str(uuid.uuid4()),
+        tool_name="Write",
+        tool_input={"file_path": f"{CWD}/notes/{PG}", "content": "x"},
+    )
+    hook_event(payload=body)
+    assert list(TouchedPath.objects.values_list("path", flat=True)) == ["notes/PGPASSWORD=***"]
+    assert stored_anywhere("Hunter2pw") == []
