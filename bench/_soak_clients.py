@@ -82,10 +82,10 @@ def http_loop(
     conn.close()
 
 
-def hook_calls(cc_id: str) -> list[tuple[str, str, str, bytes | None, tuple[int, ...]]]:
+def hook_calls(agent_id: str) -> list[tuple[str, str, str, bytes | None, tuple[int, ...]]]:
     calls = []
     for name in TURN:
-        body = {**fixture(name), "session_id": cc_id}
+        body = {**fixture(name), "session_id": agent_id}
         endpoint = f"hook {body['hook_event_name']}"
         calls.append(
             (endpoint, "POST", "/hooks/claude-code", json.dumps(body).encode(), (200, 204))
@@ -104,9 +104,9 @@ def board_calls() -> list[tuple[str, str, str, bytes | None, tuple[int, ...]]]:
     ]
 
 
-def session_start(server: RelaybayServer, cc_id: str) -> None:
+def session_start(server: RelaybayServer, agent_id: str) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    body = {**fixture("SessionStart.startup.print"), "session_id": cc_id}
+    body = {**fixture("SessionStart.startup.print"), "session_id": agent_id}
     request(conn, "POST", "/hooks/claude-code", server.token, json.dumps(body).encode())
     conn.close()
 

@@ -67,7 +67,7 @@ def fixture(name: str) -> dict:
 async def link_sessions(server: RelaybayServer, names: list[str], bind: bool) -> list[str]:
     """A Claude Code id linked exactly to each named session (hook_session on a write);
     with bind, each session also gets a task of its own bound to it."""
-    cc_ids = [str(uuid.uuid4()) for _ in names]
+    agent_ids = [str(uuid.uuid4()) for _ in names]
     async with mcp_client(server.base_url, server.token) as client:
 
         async def ok(tool: str, **args: object) -> str:
@@ -77,12 +77,12 @@ async def link_sessions(server: RelaybayServer, names: list[str], bind: bool) ->
             return text_of(result)
 
         await ok("project_upsert", slug=SLUG, name="Hook bench")
-        for name, cc_id in zip(names, cc_ids, strict=True):
+        for name, agent_id in zip(names, agent_ids, strict=True):
             if bind:
                 key = (await ok("task_create", project=SLUG, title=f"Work of {name}")).split()[1]
                 await ok("task_bind_session", task=key, session=name)
-            await ok("project_upsert", slug=SLUG, session=name, hook_session=cc_id)
-    return cc_ids
+            await ok("project_upsert", slug=SLUG, session=name, hook_session=agent_id)
+    return agent_ids
 
 
 def post(conn: http.client.HTTPConnection, path: str, token: str, body: bytes) -> int:
@@ -134,13 +134,13 @@ def run_clients(server: RelaybayServer, requests: list[tuple[str, str, bytes]]) 
     return [x for r in results for x in r]
 
 
-def transcript(claude: Path, cc_id: str) -> Path:
-    return claude / "projects" / PROJECT_FOLDER / f"{cc_id}.jsonl"
+def transcript(claude: Path, agent_id: str) -> Path:
+    return claude / "projects" / PROJECT_FOLDER / f"{agent_id}.jsonl"
 
 
-def hook_body(name: str, cc_id: str, claude: Path) -> bytes:
-    body = {**fixture(name), "session_id": cc_id}
-    body["transcript_path"] = str(transcript(claude, cc_id))
+def hook_body(name: str, agent_id: str, claude: Path) -> bytes:
+    body = {**fixture(name), "session_id": agent_id}
+    body["transcript_path"] = str(transcript(claude, agent_id))
     return json.dumps(body).encode()
 
 
@@ -164,8 +164,8 @@ class GrowingTranscripts:
     session's appended to (a response every 200 ms each, 100 a second in all) until the
     block ends."""
 
-    def __init__(self, claude: Path, cc_ids: list[str]) -> None:
-        self.paths = [transcript(claude, cc_id) for cc_id in cc_ids]
+    def __init__(self, claude: Path, agent_ids: list[str]) -> None:
+        self.paths = [transcript(claude, agent_id) for agent_id in agent_ids]
         self.stop = threading.Event()
         self.writer = threading.Thread(target=self.grow, daemon=True)
         self.n = 0
@@ -196,8 +196,8 @@ def measure(
     hooks = run_clients(
         server,
         [
-            ("POST", "/hooks/claude-code", hook_body("PostToolUse.Bash", cc_id, claude))
-            for cc_id in hook_ids
+            ("POST", "/hooks/claude-code", hook_body("PostToolUse.Bash", agent_id, claude))
+            for agent_id in hook_ids
         ],
     )
     f50, f99 = statistics.median(floor), percentile(floor, 99)
@@ -219,10 +219,10 @@ def measure(
 # --- held waits ------------------------------------------------------------------------------
 
 
-def open_waits(server: RelaybayServer, cc_ids: list[str]) -> list[socket.socket]:
+def open_waits(server: RelaybayServer, agent_ids: list[str]) -> list[socket.socket]:
     socks = []
-    for cc_id in cc_ids:
-        body = json.dumps({**fixture("Stop.first"), "session_id": cc_id})
+    for agent_id in agent_ids:
+        body = json.dumps({**fixture("Stop.first"), "session_id": agent_id})
         sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
         sock.sendall(
             f"POST /hooks/claude-code/wait HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
@@ -231,7 +231,7 @@ def open_waits(server: RelaybayServer, cc_ids: list[str]) -> list[socket.socket]
         )
         socks.append(sock)
     deadline = time.monotonic() + 20
-    while get_json(server, "/api/stats").get("waits", 0) < len(cc_ids):
+    while get_json(server, "/api/stats").get("waits", 0) < len(agent_ids):
         if time.monotonic() > deadline:
             raise RuntimeError(f"only {get_json(server, '/api/stats')} waits are held")
         time.sleep(0.05)
@@ -267,9 +267,9 @@ def time_paired(argv: list[str], body: bytes, runs: int) -> tuple[list[float], l
     return times, floors
 
 
-def client_rows(server: RelaybayServer, cc_id: str) -> list[tuple[str, ...]]:
-    body = json.dumps({**fixture("PostToolUse.Bash"), "session_id": cc_id}).encode()
-    start = json.dumps({**fixture("SessionStart.startup.print"), "session_id": cc_id}).encode()
+def client_rows(server: RelaybayServer, agent_id: str) -> list[tuple[str, ...]]:
+    body = json.dumps({**fixture("PostToolUse.Bash"), "session_id": agent_id}).encode()
+    start = json.dumps({**fixture("SessionStart.startup.print"), "session_id": agent_id}).encode()
     token_file = Path(tempfile.mkdtemp(prefix="relaybay-bench-")) / "token"
     token_file.write_text(server.token)
     client = [sys.executable, "-I", "-m", "relaybay.hook_client", "--token-file", str(token_file)]
@@ -326,10 +326,10 @@ def main() -> None:
         hook_ids = asyncio.run(
             link_sessions(server, [f"bench-agent-{n}" for n in range(SESSIONS)], bind=True)
         )
-        for cc_id in hook_ids:  # each session has seen a SessionStart and is working
-            transcript(claude, cc_id).touch()
+        for agent_id in hook_ids:  # each session has seen a SessionStart and is working
+            transcript(claude, agent_id).touch()
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-            start = hook_body("SessionStart.startup.print", cc_id, claude)
+            start = hook_body("SessionStart.startup.print", agent_id, claude)
             post(conn, "/hooks/claude-code", server.token, start)
             conn.close()
         wait_ids = asyncio.run(

@@ -208,8 +208,8 @@ def start_clients(
     """The paced clients, started: hook sessions, the board reader and the floor in threads
     of their own, the MCP clients on one event loop. They run until `stop`."""
     jobs = [
-        (HOOK_INTERVAL, n * HOOK_INTERVAL / SESSIONS, hook_calls(cc_id))
-        for n, cc_id in enumerate(hook_ids)
+        (HOOK_INTERVAL, n * HOOK_INTERVAL / SESSIONS, hook_calls(agent_id))
+        for n, agent_id in enumerate(hook_ids)
     ]
     jobs += [(BOARD_INTERVAL, 0.0, board_calls()), (FLOOR_INTERVAL, 0.1, floor_calls())]
     threads = [threading.Thread(target=http_loop, args=(server, rec, stop, *job)) for job in jobs]
@@ -283,8 +283,8 @@ def run(seconds: float, period: float, heap_log: Path | None = None) -> Summary:
         began = time.monotonic()
         hook_ids, wait_ids, keys = asyncio.run(set_up(server))
         print(f"set-up through MCP: {time.monotonic() - began:.1f} s")
-        for cc_id in hook_ids:  # each session has started and is working
-            session_start(server, cc_id)
+        for agent_id in hook_ids:  # each session has started and is working
+            session_start(server, agent_id)
         time.sleep(1)
         baseline = proc_sample(pid, time.monotonic())
         print_start(seconds, baseline)

@@ -14,7 +14,7 @@ from contextvars import ContextVar, Token
 from typing import Any
 
 _CALL_SESSION: ContextVar[str] = ContextVar("relaybay_call_session", default="")
-ID_MAX = 100  # an agent session id (sessions.models.CC_ID_MAX)
+ID_MAX = 100  # an agent session id (sessions.models.AGENT_ID_MAX)
 
 
 def call_session() -> str:

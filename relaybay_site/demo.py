@@ -123,27 +123,27 @@ def png(width: int, height: int, colour: tuple[int, int, int], bar: tuple[int, i
 # --- hook payloads (the shapes of Claude Code 2.1.332) ---------------------------------
 
 
-def _hook_base(cc_id: str, event: str) -> dict[str, Any]:
+def _hook_base(agent_id: str, event: str) -> dict[str, Any]:
     folder = REPO_PATH.replace("/", "-")
     return {
-        "session_id": cc_id,
-        "transcript_path": f"/home/dev/.claude/projects/{folder}/{cc_id}.jsonl",
+        "session_id": agent_id,
+        "transcript_path": f"/home/dev/.claude/projects/{folder}/{agent_id}.jsonl",
         "cwd": REPO_PATH,
         "hook_event_name": event,
     }
 
 
-def session_start_payload(cc_id: str, desktop_id: str) -> dict[str, Any]:
+def session_start_payload(agent_id: str, desktop_id: str) -> dict[str, Any]:
     return {
-        **_hook_base(cc_id, "SessionStart"),
+        **_hook_base(agent_id, "SessionStart"),
         "source": "startup",
         "relaybay_host_session": desktop_id,
     }
 
 
-def todo_write_payload(cc_id: str, todos: list[dict[str, str]]) -> dict[str, Any]:
+def todo_write_payload(agent_id: str, todos: list[dict[str, str]]) -> dict[str, Any]:
     return {
-        **_hook_base(cc_id, "PostToolUse"),
+        **_hook_base(agent_id, "PostToolUse"),
         "permission_mode": "default",
         "tool_name": "TodoWrite",
         "tool_input": {"todos": todos},

@@ -40,22 +40,22 @@ def seed(home: Path) -> None:
     bindings = TaskBinding.objects.filter(unbound_at__isnull=True).select_related("session")
     for index, binding in enumerate(bindings.order_by("id")):
         session = binding.session
-        cc_id = session.cc_session_id
-        if not cc_id:
-            cc_id = str(uuid.uuid4())
-            session_services.session_touch(session=session.name, hook_session=cc_id, actor=OWNER)
-        path = folder / f"{cc_id}.jsonl"
+        agent_id = session.agent_session_id
+        if not agent_id:
+            agent_id = str(uuid.uuid4())
+            session_services.session_touch(session=session.name, hook_session=agent_id, actor=OWNER)
+        path = folder / f"{agent_id}.jsonl"
         rng = random.Random(index)  # noqa: S311 - made-up demo numbers, the same every run
         lines = _lines(rng, MODELS[index % 4], RESPONSES[index % 4], binding.bound_at)
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        hook_event(payload=_post_tool(cc_id, str(path)))
+        hook_event(payload=_post_tool(agent_id, str(path)))
         while transcript_read(session_id=session.id, roots=roots).more:
             pass
 
 
-def _post_tool(cc_id: str, path: str) -> dict[str, Any]:
+def _post_tool(agent_id: str, path: str) -> dict[str, Any]:
     return {
-        "session_id": cc_id,
+        "session_id": agent_id,
         "transcript_path": path,
         "cwd": REPO_PATH,
         "hook_event_name": "PostToolUse",

@@ -11,18 +11,18 @@ from dataclasses import dataclass
 
 from core.errors import InvalidField
 from environments.secrets import safe_text
-from sessions.models import CC_ID_MAX, KIND_DESKTOP, KIND_NAMED, NAME_MAX, TITLE_MAX
+from sessions.models import AGENT_ID_MAX, KIND_DESKTOP, KIND_NAMED, NAME_MAX, TITLE_MAX
 
 _LOCAL_ID = re.compile(
     r"local_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", re.IGNORECASE
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_CC_ID = re.compile(rf"[A-Za-z0-9._:-]{{1,{CC_ID_MAX}}}")
+_AGENT_ID = re.compile(rf"[A-Za-z0-9._:-]{{1,{AGENT_ID_MAX}}}")
 
 
 def valid_agent_session_id(value: object) -> bool:
     """An agent's session id as hooks send it (Claude Code's session_id, a thread id)."""
-    return isinstance(value, str) and _CC_ID.fullmatch(value) is not None
+    return isinstance(value, str) and _AGENT_ID.fullmatch(value) is not None
 
 
 def stored_agent_id(value: str) -> str:
@@ -112,7 +112,7 @@ def parse_hook_session(value: str | None) -> str | None:
     text = given(value)
     if text is None:
         return None
-    if not _CC_ID.fullmatch(text):
+    if not _AGENT_ID.fullmatch(text):
         raise InvalidField(
             "hook_session",
             f"hook_session '{text[:60]}' is not a Claude Code session id. Pass it exactly as "

@@ -77,7 +77,7 @@ def unlinked_group() -> InboxGroup | None:
     href = reverse("integrations")
     rows = tuple(
         InboxRow(
-            title=s.name or s.cc_session_id,
+            title=s.name or s.agent_session_id,
             href=href,
             detail=s.reason + (f" · {s.cwd}" if s.cwd else ""),
             project=s.project,

@@ -48,7 +48,7 @@ LINKS = ("", LINK_AGENT, LINK_ENV, LINK_GUESS)
 
 NAME_MAX = CALLER_NAME_MAX  # names and aliases the caller passes
 TITLE_MAX = CALLER_TITLE_MAX
-CC_ID_MAX = HOOK_SESSION_MAX
+AGENT_ID_MAX = HOOK_SESSION_MAX
 
 
 class Session(models.Model):
@@ -65,11 +65,11 @@ class Session(models.Model):
         Project, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     # The Claude Code session id currently linked to this session (migration 0007).
-    cc_session_id = models.CharField(max_length=CC_ID_MAX, unique=True, null=True, blank=True)
+    agent_session_id = models.CharField(max_length=AGENT_ID_MAX, unique=True, null=True, blank=True)
     # True when the link is exact (the agent passed hook_session on a write, or the desktop
     # app's own id named it); only exact links get owner comments (§4, migration 0008).
-    cc_exact = models.BooleanField(default=False)
-    cc_link = models.CharField(
+    agent_exact = models.BooleanField(default=False)
+    agent_link = models.CharField(
         max_length=10, blank=True, default="", choices=[(k, k or "-") for k in LINKS]
     )
     # Stop blocks relaybay answered in the current turn (§4: at most two per turn; reset on
@@ -109,7 +109,7 @@ class Session(models.Model):
                 name="session_desktop_has_id",
             ),
             models.CheckConstraint(
-                condition=models.Q(cc_link__in=LINKS), name="session_link_known"
+                condition=models.Q(agent_link__in=LINKS), name="session_link_known"
             ),
         ]
         indexes = [
@@ -174,11 +174,11 @@ class SessionTodo(models.Model):
     """One item of the agent's Claude Code todo list, read from its hooks (§4 Todo capture).
 
     The list belongs to the session and the Claude Code id it was written under: the
-    current list is the rows of the session's current cc_session_id.
+    current list is the rows of the session's current agent_session_id.
     """
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="todo_items")
-    cc_session_id = models.CharField(max_length=CC_ID_MAX)
+    agent_session_id = models.CharField(max_length=AGENT_ID_MAX)
     item_id = models.CharField(max_length=100)
     subject = models.CharField(max_length=TODO_TEXT_MAX)
     status = models.CharField(max_length=20, default="pending")
@@ -189,11 +189,13 @@ class SessionTodo(models.Model):
         ordering = ["position", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["session", "cc_session_id", "item_id"], name="session_todo_item_unique"
+                fields=["session", "agent_session_id", "item_id"], name="session_todo_item_unique"
             ),
         ]
         indexes = [
-            models.Index(fields=["session", "cc_session_id", "position"], name="session_todo_list"),
+            models.Index(
+                fields=["session", "agent_session_id", "position"], name="session_todo_list"
+            ),
         ]
 
     def __str__(self) -> str:

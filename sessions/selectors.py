@@ -117,7 +117,7 @@ _BOUND_SQL = (
 )
 _NAMES_SQL = _BOUND_SQL.format('s."name"')
 _RECIPIENT_SQL = _BOUND_SQL.format(
-    's."id", s."name", s."cc_exact", s."cc_session_id", s."hook_status"'
+    's."id", s."name", s."agent_exact", s."agent_session_id", s."hook_status"'
 )
 
 
@@ -135,7 +135,7 @@ def bound_session_names(tasks: Sequence[LineTask]) -> dict[int, str]:
 
 
 def bound_session_facts(tasks: list[Task]) -> dict[int, tuple[int, str, bool, str | None, str]]:
-    """{task id: (id, name, cc_exact, cc_session_id, hook_status) of the bound session}, one
+    """{task id: (id, name, agent_exact, agent_session_id, hook_status) of the bound session}, one
     query: comments_list names each thread's recipient from these, and building 100 sessions
     cost it a quarter of its time (issue 33)."""
     if not tasks:
@@ -149,9 +149,9 @@ def bound_session_facts(tasks: list[Task]) -> dict[int, tuple[int, str, bool, st
 # Both reads below run on every hook (the guard's step, comment delivery, linking): written
 # as SQL once (the bound tasks by tasks.selectors.linked_tasks), because building their
 # querysets cost more than SQLite's run (issue 18).
-_BY_CC_ID_SQL = (
+_BY_AGENT_ID_SQL = (
     f"SELECT {SESSION_COLUMNS.select} FROM {SESSION_COLUMNS.table} "  # noqa: S608
-    'WHERE s."cc_session_id" = %s'
+    'WHERE s."agent_session_id" = %s'
 )
 
 
@@ -161,9 +161,9 @@ def tasks_bound_to(session: Session) -> list[Task]:
     return tasks_selectors.linked_tasks(TaskBinding, "session", session.pk, unset="unbound_at")
 
 
-def session_by_cc_id(cc_session_id: str) -> Session | None:
+def session_by_agent_id(agent_session_id: str) -> Session | None:
     """The session a Claude Code session id is linked to (hooks; the column is unique)."""
-    row = fetch_one(_BY_CC_ID_SQL, [cc_session_id])
+    row = fetch_one(_BY_AGENT_ID_SQL, [agent_session_id])
     return None if row is None else SESSION_COLUMNS.build(row)
 
 
@@ -208,7 +208,7 @@ class SessionRow:
     last_seen_at: datetime | None
     last_active_at: datetime  # the later of activity_at and last_seen_at (else created_at)
     cwd: str
-    cc_exact: bool
+    agent_exact: bool
     linked: bool
     unlinked_reason: str
     desktop_link: str | None
@@ -255,8 +255,8 @@ def sessions_list(project: Project | None = None, limit: int = SESSIONS_SHOWN) -
             last_seen_at=s.last_seen_at,
             last_active_at=s.last_active,
             cwd=s.cwd,
-            cc_exact=s.cc_exact,
-            linked=bool(s.cc_session_id),
+            agent_exact=s.agent_exact,
+            linked=bool(s.agent_session_id),
             unlinked_reason=s.unlinked_reason,
             desktop_link=desktop_link(s),
             tasks=tuple(refs.get(s.id, ())),
@@ -303,10 +303,10 @@ class TodoSummary:
 
 def todo_for_session(session: Session) -> list[TodoItem]:
     """The session's current todo: the items written under its current Claude Code id."""
-    if not session.cc_session_id:
+    if not session.agent_session_id:
         return []
     rows = SessionTodo.objects.filter(
-        session=session, cc_session_id=session.cc_session_id
+        session=session, agent_session_id=session.agent_session_id
     ).order_by("position", "id")
     return [TodoItem(r.item_id, r.subject, r.status, r.active_form, r.position) for r in rows]
 
@@ -328,8 +328,8 @@ _HAS_TODO_SQL = (
     f'SELECT 1 FROM "{TaskBinding._meta.db_table}" b '  # noqa: S608
     f'INNER JOIN "{Session._meta.db_table}" s ON s."id" = b."session_id" '
     f'INNER JOIN "{SessionTodo._meta.db_table}" d ON d."session_id" = s."id" '
-    'AND d."cc_session_id" = s."cc_session_id" '
-    'WHERE b."task_id" = %s AND b."unbound_at" IS NULL AND s."cc_session_id" <> \'\' LIMIT 1'
+    'AND d."agent_session_id" = s."agent_session_id" '
+    'WHERE b."task_id" = %s AND b."unbound_at" IS NULL AND s."agent_session_id" <> \'\' LIMIT 1'
 )
 
 
@@ -344,7 +344,7 @@ class UnlinkedHookSession:
 
     id: int
     name: str
-    cc_session_id: str
+    agent_session_id: str
     cwd: str
     project: str  # the project slug it was placed in, or ""
     reason: str
@@ -367,7 +367,7 @@ def unlinked_hook_sessions(limit: int = 100) -> list[UnlinkedHookSession]:
         UnlinkedHookSession(
             id=s.id,
             name=s.name,
-            cc_session_id=s.cc_session_id or "",
+            agent_session_id=s.agent_session_id or "",
             cwd=s.cwd,
             project=s.project.slug if s.project else "",
             reason=s.unlinked_reason,

@@ -273,7 +273,7 @@ def test_the_private_import_check_sees_a_fence_crossed(tmp_path: Path) -> None:
     probe = ROOT / "plans" / "_probe_private_import.py"
     probe.write_text(
         "from tasks.services._taskwrite import dev_hint\n"
-        "from sessions.fields import _CC_ID\n"
+        "from sessions.fields import _AGENT_ID\n"
         "from plans.services import clean_steps\n"
     )
     try:

@@ -118,7 +118,7 @@ def test_the_tasks_were_made_over_days_and_their_tokens_fall_on_several(seeded: 
 def test_desktop_session_is_working_on_a_dev_task(seeded: Path) -> None:
     [(sid, desktop_id, exact, status)] = rows(
         seeded,
-        "SELECT id, desktop_id, cc_exact, hook_status FROM agent_sessions_session "
+        "SELECT id, desktop_id, agent_exact, hook_status FROM agent_sessions_session "
         "WHERE kind = 'desktop'",
     )
     assert re.fullmatch(r"local_[0-9a-f-]{36}", desktop_id)
@@ -129,8 +129,8 @@ def test_desktop_session_is_working_on_a_dev_task(seeded: Path) -> None:
 def test_review_task_checklist_screenshots_and_exact_link(seeded: Path) -> None:
     [(sid, link)] = rows(
         seeded,
-        "SELECT id, cc_link FROM agent_sessions_session "
-        "WHERE cc_session_id = 'demo-review-hook-session' AND cc_exact = 1",
+        "SELECT id, agent_link FROM agent_sessions_session "
+        "WHERE agent_session_id = 'demo-review-hook-session' AND agent_exact = 1",
     )
     assert link == "agent"
     assert _bound_task(seeded, sid)[0] == "review"
@@ -165,8 +165,8 @@ def test_accepted_plan_step_states(seeded: Path) -> None:
 def test_s_task_without_plan_has_a_three_item_todo(seeded: Path) -> None:
     [(sid, link)] = rows(
         seeded,
-        "SELECT id, cc_link FROM agent_sessions_session "
-        "WHERE cc_session_id = 'demo-todo-hook-session' AND cc_exact = 1",
+        "SELECT id, agent_link FROM agent_sessions_session "
+        "WHERE agent_session_id = 'demo-todo-hook-session' AND agent_exact = 1",
     )
     assert link == "agent"
     assert _bound_task(seeded, sid) == ("dev", "S", "none")

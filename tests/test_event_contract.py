@@ -467,8 +467,8 @@ def _() -> Case:
     )
     edit = {"file_path": f"{CWD}/src/cart.py", "old_string": "a", "new_string": "b"}
 
-    def touch(cc_id: str) -> partial:
-        body = payload("PreToolUse.Bash", session_id=cc_id, tool_name="Edit", tool_input=edit)
+    def touch(agent_id: str) -> partial:
+        body = payload("PreToolUse.Bash", session_id=agent_id, tool_name="Edit", tool_input=edit)
         return partial(hook_event, payload=body, actor=ACTOR)
 
     touch(ALICE_CC)()

@@ -24,7 +24,7 @@ from reviews.selectors import has_review_steps, review_steps
 from reviews.services import review_steps_set
 from sessions import services as session_services
 from sessions.models import Session, TaskBinding
-from sessions.selectors import binding_history, session_by_cc_id, tasks_bound_to
+from sessions.selectors import binding_history, session_by_agent_id, tasks_bound_to
 from sessions.services._steps import _desktop, _named
 from tasks import selectors, services
 from tasks.models import (
@@ -214,13 +214,13 @@ def test_tasks_bound_to_equals_the_queryset_it_replaces():
     assert tasks_bound_to(Session.objects.get(name="bob")) != got
 
 
-def test_session_by_cc_id_builds_the_full_session():
+def test_session_by_agent_id_builds_the_full_session():
 
     alice, _ = _bound_world()
-    got = session_by_cc_id(alice.cc_session_id)
+    got = session_by_agent_id(alice.agent_session_id)
     assert got is not None
     assert fields_of(got) == fields_of(Session.objects.get(pk=alice.pk))
-    assert session_by_cc_id("f11e0ae8-da13-46f8-8af2-fe0033a8fe55") is None
+    assert session_by_agent_id("f11e0ae8-da13-46f8-8af2-fe0033a8fe55") is None
 
 
 def test_the_delivery_reads_equal_the_querysets_they_replace():

@@ -131,7 +131,7 @@ def old_recipients(tasks: list[Task]) -> dict[int, sel.Recipient]:
         task_id: sel.Recipient(
             name=s.name,
             session_id=s.id,
-            exact=bool(s.cc_exact and s.cc_session_id),
+            exact=bool(s.agent_exact and s.agent_session_id),
             ended=s.hook_status == ENDED,
         )
         for task_id, s in bound_sessions(tasks).items()

@@ -688,7 +688,7 @@ def test_an_unlinked_hook_session_is_listed_with_its_reason(web):
     section = unlinked_section(get_html(web))
     assert "None: every hook session" not in section
     assert f"<strong>{escape(session.name)}</strong>" in section
-    assert f"<code>{session.cc_session_id}</code>" in section
+    assert f"<code>{session.agent_session_id}</code>" in section
     assert "several projects" in section
     assert f'<p class="ig-reason">{escape(session.unlinked_reason)}</p>' in section
     assert '<span class="count">1</span>' in section

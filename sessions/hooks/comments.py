@@ -189,7 +189,7 @@ def take_wake_lines(session: Session | None) -> str | None:
     comment, then "N more owner comment(s) waiting …"). None when the session is not
     exactly linked, has ended, is bound to no task or has nothing pending.
     """
-    if session is None or not session.cc_exact or not session.cc_session_id:
+    if session is None or not session.agent_exact or not session.agent_session_id:
         return None
     if session.hook_status == ENDED:
         return None
@@ -205,10 +205,10 @@ def recipients(tasks: list[Task]) -> dict[int, Recipient]:
         task_id: Recipient(
             name=name,
             session_id=session_id,
-            exact=bool(cc_exact and cc_session_id),
+            exact=bool(agent_exact and agent_session_id),
             ended=hook_status == ENDED,
         )
-        for task_id, (session_id, name, cc_exact, cc_session_id, hook_status) in (
+        for task_id, (session_id, name, agent_exact, agent_session_id, hook_status) in (
             selectors.bound_session_facts(tasks).items()
         )
     }

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from sessions.hooks import event as ev
 from sessions.hooks.event import HookEvent, Host
 from sessions.models import ENDED, KIND_DESKTOP, LINK_AGENT, Session, TaskBinding, agent_title
-from sessions.selectors import session_by_cc_id
+from sessions.selectors import session_by_agent_id
 from tasks.models import Project
 
 EXISTING = "existing"  # the session holding the id (step 2)
@@ -50,12 +50,12 @@ class Link:
 
 def decide(event: HookEvent) -> Link:
     agent_id = event.session_id
-    holder = session_by_cc_id(agent_id)
+    holder = session_by_agent_id(agent_id)
     host = event.host
     if host is not None:
         desktop = Session.objects.filter(kind=KIND_DESKTOP, desktop_id=host.desktop_id).first()
         linked = desktop is not None and holder is not None and holder.pk == desktop.pk
-        if linked and holder.cc_exact:
+        if linked and holder.agent_exact:
             # Already linked exactly: an http hook sends the headers with every event, and
             # repeating the link must not write each one at once (the 5 s activity window).
             return Link(EXISTING, session=holder)
@@ -72,7 +72,7 @@ def decide(event: HookEvent) -> Link:
 def _env_may_link(desktop: Session, holder: Session | None, event: HookEvent, host: Host) -> bool:
     if holder is not None and holder.pk == desktop.pk:
         return True
-    if holder is not None and holder.cc_exact and holder.cc_link == LINK_AGENT:
+    if holder is not None and holder.agent_exact and holder.agent_link == LINK_AGENT:
         return False  # an id another session's agent linked itself is never taken
     if _holds_live_exact(desktop, event.session_id):
         # Only the window itself moves a live link: a claude -p started from one of its
@@ -81,11 +81,11 @@ def _env_may_link(desktop: Session, holder: Session | None, event: HookEvent, ho
     return True
 
 
-def _holds_live_exact(session: Session, cc_id: str) -> bool:
+def _holds_live_exact(session: Session, agent_id: str) -> bool:
     return (
-        bool(session.cc_session_id)
-        and session.cc_session_id != cc_id
-        and session.cc_exact
+        bool(session.agent_session_id)
+        and session.agent_session_id != agent_id
+        and session.agent_exact
         and session.hook_status != ENDED
     )
 
@@ -118,7 +118,7 @@ def _first_sight(cwd: str) -> Link:
             ),
         )
     [candidate] = candidates
-    if candidate.cc_session_id and candidate.hook_status != ENDED:
+    if candidate.agent_session_id and candidate.hook_status != ENDED:
         return Link(
             UNLINKED,
             project=project,

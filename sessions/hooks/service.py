@@ -123,7 +123,7 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
             session, events = stored if stored is not None else (_reread(known), [])
             if session is None:
                 return Handled(answer=answer)
-            exact = session.cc_exact and session.cc_session_id == seen.session_id
+            exact = session.agent_exact and session.agent_session_id == seen.session_id
             call = HookCall(event=seen, session=session, exact=exact, actor=actor)
             if link.action == linking.EXISTING and stored is not None:
                 decided.share_bound_tasks(call)  # no binding moved: one read for both

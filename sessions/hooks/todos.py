@@ -31,7 +31,7 @@ def capture(session: Session, agent_id: str, change: TodoChange, *, actor: str) 
 
 
 def current_items(session: Session, agent_id: str) -> list[TodoItem]:
-    rows = SessionTodo.objects.filter(session=session, cc_session_id=agent_id).order_by(
+    rows = SessionTodo.objects.filter(session=session, agent_session_id=agent_id).order_by(
         "position", "id"
     )
     return [TodoItem(r.item_id, r.subject, r.status, r.active_form) for r in rows]

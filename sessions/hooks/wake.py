@@ -4,7 +4,7 @@ Claude Code runs the opt-in wake-up hook in the background after every Stop
 (`hook_client --wait`, asyncRewake). Its request is held here for up to WAIT_SECONDS and
 answered
 - 200 {"wake": "<lines>"} as soon as an undelivered owner comment exists (or appears) for
-  the exactly linked (cc_exact) session while it is idle and relaybay did not block this
+  the exactly linked (agent_exact) session while it is idle and relaybay did not block this
   turn's Stop (Session.stop_blocks is 0); the comments are marked delivered
   (sessions.hooks.comments.take_wake_lines, via "wake") and the hook exits 2, which wakes
   the agent with the lines;
@@ -70,7 +70,7 @@ WAIT_PATH = "/hooks/claude-code/wait"
 WAIT_SECONDS = 25 * 60  # §4: held up to 25 minutes (the hook's own timeout is 30)
 WAIT_SECONDS_FIELD = "relaybay_wait_seconds"
 SETTLE_SECONDS = 1.0
-CC_ID_MAX = 100
+AGENT_ID_MAX = 100
 WAKE_KINDS = frozenset(
     {"comment.added", "session.status_changed", "task.session_bound", "task.session_unbound"}
 )
@@ -90,14 +90,14 @@ class Check:
 GONE = Check(gone=True)
 
 
-def check_session(cc_id: str, wanted: Callable[[], bool]) -> Check:
+def check_session(agent_id: str, wanted: Callable[[], bool]) -> Check:
     """Sync (the one sync thread): take the wake lines when the session may be woken.
 
     `wanted()` is asked right before anything is marked delivered, so a wait that ended
     meanwhile (superseded, timed out, client gone) takes nothing.
     """
-    session = selectors.session_by_cc_id(cc_id)
-    if session is None or not session.cc_exact or session.hook_status == ENDED:
+    session = selectors.session_by_agent_id(agent_id)
+    if session is None or not session.agent_exact or session.hook_status == ENDED:
         return GONE
     keys = frozenset(t.key for t in selectors.tasks_bound_to(session))
     names = frozenset({session.name, selectors.label(session)})
@@ -115,7 +115,7 @@ _check_async: Checker = sync_to_async(check_session, thread_sensitive=True)
 class Waiter:
     """One held request: its Claude Code session id and the future its answer lands in."""
 
-    cc_id: str
+    agent_id: str
     future: asyncio.Future[str | None]
     keys: frozenset[str] | None = None  # None until the first check: every event concerns it
     names: frozenset[str] = frozenset()
@@ -151,15 +151,15 @@ class WaitRoom:
     _listener: asyncio.Task[None] | None = None
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
-    async def hold(self, cc_id: str, seconds: float) -> str | None:
+    async def hold(self, agent_id: str, seconds: float) -> str | None:
         """The wake lines, or None for a 204. Cancelled when the client goes away."""
         if self.closed or self.bus.closed:
             return None
-        older = self.waiters.get(cc_id)
+        older = self.waiters.get(agent_id)
         if older is not None:
             older.finish(None)  # a newer wait for the same session: the older answers 204
-        waiter = Waiter(cc_id, self.loop.create_future())
-        self.waiters[cc_id] = waiter
+        waiter = Waiter(agent_id, self.loop.create_future())
+        self.waiters[agent_id] = waiter
         self._listen()  # subscribed before the first check reads the database
         self.schedule(waiter)
         settle = self.loop.call_later(min(SETTLE_SECONDS, seconds), self.schedule, waiter)
@@ -171,8 +171,8 @@ class WaitRoom:
         finally:
             settle.cancel()
             waiter.finish(None)
-            if self.waiters.get(cc_id) is waiter:
-                del self.waiters[cc_id]
+            if self.waiters.get(agent_id) is waiter:
+                del self.waiters[agent_id]
             if not self.waiters and self._listener is not None:
                 self._listener.cancel()
                 self._listener = None
@@ -196,9 +196,9 @@ class WaitRoom:
             while not waiter.finished:
                 waiter.again = False
                 try:
-                    result = await self.check(waiter.cc_id, lambda: not waiter.finished)
+                    result = await self.check(waiter.agent_id, lambda: not waiter.finished)
                 except Exception:
-                    log.exception("wake-up check for %s failed", waiter.cc_id)
+                    log.exception("wake-up check for %s failed", waiter.agent_id)
                     waiter.finish(None)
                     return
                 if result.gone:
@@ -217,10 +217,12 @@ class WaitRoom:
         """Lines taken for a wait that was superseded meanwhile go to the newer wait."""
         if waiter.finish(lines):
             return
-        newer = self.waiters.get(waiter.cc_id)
+        newer = self.waiters.get(waiter.agent_id)
         if newer is not None and newer.finish(lines):
             return
-        log.warning("wake-up lines for %s were marked delivered after its wait ended", waiter.cc_id)
+        log.warning(
+            "wake-up lines for %s were marked delivered after its wait ended", waiter.agent_id
+        )
 
     def _listen(self) -> None:
         if self._listener is None or self._listener.done():
@@ -321,12 +323,12 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
     if event is None:
         await refuse(send, 400, problem)
         return
-    cc_id = event.get("session_id")
-    if not isinstance(cc_id, str) or not cc_id.strip() or len(cc_id) > CC_ID_MAX:
+    agent_id = event.get("session_id")
+    if not isinstance(agent_id, str) or not agent_id.strip() or len(agent_id) > AGENT_ID_MAX:
         await answer(send, 204)
         return
-    cc_id = stored_agent_id(cc_id)  # as the hooks keep it
-    held = asyncio.ensure_future(room().hold(cc_id, wait_seconds(event)))
+    agent_id = stored_agent_id(agent_id)  # as the hooks keep it
+    held = asyncio.ensure_future(room().hold(agent_id, wait_seconds(event)))
     gone = asyncio.ensure_future(_until_disconnect(receive))
     try:
         await asyncio.wait({held, gone}, return_when=asyncio.FIRST_COMPLETED)

@@ -23,7 +23,7 @@ from sessions.models import (
     SessionTodo,
     TaskBinding,
 )
-from sessions.selectors import SESSION_COLUMNS, session_by_cc_id
+from sessions.selectors import SESSION_COLUMNS, session_by_agent_id
 from tasks.events import EventKind, record_event
 from tasks.models import Event, Task
 
@@ -117,31 +117,33 @@ def _mark_seen(session: Session, now: datetime) -> None:
 
 
 def _link_exact(
-    session: Session, cc_id: str, *, actor: str, now: datetime, events: list[Event]
+    session: Session, agent_id: str, *, actor: str, now: datetime, events: list[Event]
 ) -> list[str]:
     """Link a Claude Code session id exactly to `session` (§4 step 2); notes for the answer."""
-    if session.cc_session_id == cc_id:
-        if not session.cc_exact or session.cc_link != LINK_AGENT:
-            session.cc_exact = True
-            session.cc_link = LINK_AGENT
-            session.save(update_fields=["cc_exact", "cc_link"])
+    if session.agent_session_id == agent_id:
+        if not session.agent_exact or session.agent_link != LINK_AGENT:
+            session.agent_exact = True
+            session.agent_link = LINK_AGENT
+            session.save(update_fields=["agent_exact", "agent_link"])
         return []
-    holder = session_by_cc_id(cc_id)
+    holder = session_by_agent_id(agent_id)
     before = session.hook_status
     if holder is not None:
-        if holder.cc_exact and holder.hook_status != ENDED:
+        if holder.agent_exact and holder.hook_status != ENDED:
             return [
-                f"Warning: hook_session {cc_id} belongs to another session ({holder.name}); "
+                f"Warning: hook_session {agent_id} belongs to another session ({holder.name}); "
                 "not relinked."
             ]
         _take_over(holder, session)
     else:
         session.stop_blocks = 0  # a new Claude Code id: a new turn count
-    session.cc_session_id = cc_id
-    session.cc_exact = True
-    session.cc_link = LINK_AGENT
+    session.agent_session_id = agent_id
+    session.agent_exact = True
+    session.agent_link = LINK_AGENT
     session.unlinked_reason = ""
-    session.save(update_fields=["cc_session_id", "cc_exact", "cc_link", *HOOK_STATE_FIELDS])
+    session.save(
+        update_fields=["agent_session_id", "agent_exact", "agent_link", *HOOK_STATE_FIELDS]
+    )
     if session.hook_status != before:
         events += _status_events(session, before, actor)
     return []
@@ -163,26 +165,26 @@ def _take_over(holder: Session, session: Session) -> None:
     session.transcript_path = holder.transcript_path or session.transcript_path
     session.stop_blocks = holder.stop_blocks
     session.unlinked_reason = ""
-    SessionTodo.objects.filter(session=session, cc_session_id=holder.cc_session_id).delete()
-    SessionTodo.objects.filter(session=holder, cc_session_id=holder.cc_session_id).update(
+    SessionTodo.objects.filter(session=session, agent_session_id=holder.agent_session_id).delete()
+    SessionTodo.objects.filter(session=holder, agent_session_id=holder.agent_session_id).update(
         session=session
     )
-    if holder.kind == KIND_HOOK and not holder.cc_exact:
+    if holder.kind == KIND_HOOK and not holder.agent_exact:
         TaskBinding.objects.filter(session=holder).update(session=session)
         holder.delete()
         return
-    holder.cc_session_id = None
-    holder.cc_exact = False
-    holder.cc_link = ""
+    holder.agent_session_id = None
+    holder.agent_exact = False
+    holder.agent_link = ""
     holder.hook_status = ""
     holder.activity = ""
     holder.activity_at = None
     holder.stop_blocks = 0
     holder.save(
         update_fields=[
-            "cc_session_id",
-            "cc_exact",
-            "cc_link",
+            "agent_session_id",
+            "agent_exact",
+            "agent_link",
             "hook_status",
             "activity",
             "activity_at",

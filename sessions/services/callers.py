@@ -17,7 +17,7 @@ from sessions.fields import (
 from sessions.models import (
     Session,
 )
-from sessions.selectors import session_by_cc_id
+from sessions.selectors import session_by_agent_id
 from sessions.services._steps import _link_exact, _mark_seen, _resolve
 from tasks.extensions import refuse_secrets
 from tasks.models import Event, Task
@@ -59,13 +59,13 @@ def session_touch(
     )
     ident = parse_session(session)
     title = parse_title(session_title)
-    cc_id = parse_hook_session(hook_session)
+    agent_id = parse_hook_session(hook_session)
     if call_session:  # observed, not written: kept as the hooks keep it (masked, never refused)
         call_session = stored_agent_id(call_session)
-    by_call = cc_id is None and _reported(call_session)
+    by_call = agent_id is None and _reported(call_session)
     if ident is None:
         notes = ()
-        if cc_id:
+        if agent_id:
             notes = (
                 "Note: hook_session was not linked: pass session (your local_… id or your "
                 "name) with it.",
@@ -77,8 +77,8 @@ def session_touch(
     with transaction.atomic(savepoint=False):
         found, created, events = _resolve(ident, title, actor=actor, task=task, now=now)
         notes: list[str] = []
-        if cc_id:
-            notes += _link_exact(found, cc_id, actor=actor, now=now, events=events)
+        if agent_id:
+            notes += _link_exact(found, agent_id, actor=actor, now=now, events=events)
         elif by_call and call_session:
             _link_exact(found, call_session, actor=actor, now=now, events=events)
         _mark_seen(found, now)
@@ -89,4 +89,4 @@ def _reported(call_session: str | None) -> bool:
     """Whether a hook session reports the id the MCP call carried (only then it links)."""
     if not call_session or not valid_agent_session_id(call_session):
         return False
-    return session_by_cc_id(call_session) is not None
+    return session_by_agent_id(call_session) is not None

@@ -117,7 +117,7 @@ def _path_to_read(session: Session, cursor: Cursor, roots: Roots) -> str:
         if old_id and allowed(agent, cursor.path, old_id, roots):
             return cursor.path
     new = session.transcript_path
-    if new and session.cc_session_id and allowed(agent, new, session.cc_session_id, roots):
+    if new and session.agent_session_id and allowed(agent, new, session.agent_session_id, roots):
         return new
     return ""
 

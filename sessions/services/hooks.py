@@ -51,25 +51,25 @@ def link_to(
     environment named it) or by guess; `take_from` is another session holding the id.
     Returns the session's status before the event."""
     before = session.hook_status
-    if session.cc_session_id == agent_id:
-        exact_before = session.cc_link == LINK_AGENT
+    if session.agent_session_id == agent_id:
+        exact_before = session.agent_link == LINK_AGENT
     else:
         exact_before = False
         if take_from is not None:
             _take_over(take_from, session)
         else:
             session.stop_blocks = 0  # a new agent session id: a new turn count
-    session.cc_session_id = agent_id
+    session.agent_session_id = agent_id
     if exact:
-        session.cc_exact = True
-        session.cc_link = LINK_AGENT if exact_before else LINK_ENV
+        session.agent_exact = True
+        session.agent_link = LINK_AGENT if exact_before else LINK_ENV
     else:
-        session.cc_exact = False
-        session.cc_link = LINK_GUESS
+        session.agent_exact = False
+        session.agent_link = LINK_GUESS
     session.unlinked_reason = ""
     session.agent = agent
     session.save(
-        update_fields=["cc_session_id", "cc_exact", "cc_link", "agent", *HOOK_STATE_FIELDS]
+        update_fields=["agent_session_id", "agent_exact", "agent_link", "agent", *HOOK_STATE_FIELDS]
     )
     return before
 
@@ -91,8 +91,8 @@ def new_hook_session(
         name=name,
         kind=KIND_HOOK,
         project=project,
-        cc_session_id=agent_id,
-        cc_exact=False,
+        agent_session_id=agent_id,
+        agent_exact=False,
         cwd=cwd[:CWD_MAX],
         agent=agent,
         transcript_path=transcript_path[:PATH_MAX],
@@ -177,7 +177,7 @@ def store_todo(
     SessionTodo.objects.bulk_create(
         SessionTodo(
             session=session,
-            cc_session_id=agent_id,
+            agent_session_id=agent_id,
             item_id=item.item_id,
             subject=item.subject,
             status=item.status,

@@ -28,20 +28,20 @@ def hook(server: RelaybayServer, body: dict[str, Any]) -> None:
 
 
 def agent(server: RelaybayServer, name: str, title: str) -> str:
-    cc_id = str(uuid.uuid4())
+    agent_id = str(uuid.uuid4())
 
     def tool(tool: str, **args: Any) -> str:
         return call_tool(server.base_url, server.token, tool, {"session": name, **args})
 
     key = tool("task_create", project="collide", title=title).split()[1]
     tool("task_bind_session", task=key, session=name)
-    tool("project_upsert", slug="collide", hook_session=cc_id)
-    return cc_id
+    tool("project_upsert", slug="collide", hook_session=agent_id)
+    return agent_id
 
 
-def edit(server: RelaybayServer, cc_id: str, path: str) -> None:
+def edit(server: RelaybayServer, agent_id: str, path: str) -> None:
     tool_input = {"file_path": f"{CWD}/{path}", "old_string": "a", "new_string": "b"}
-    body = payload("PreToolUse.Bash", session_id=cc_id, tool_name="Edit", tool_input=tool_input)
+    body = payload("PreToolUse.Bash", session_id=agent_id, tool_name="Edit", tool_input=tool_input)
     hook(server, body)
 
 

@@ -39,13 +39,13 @@ class Agent:
         n = next(_numbers)
         self.server = server
         self.slug, self.name = f"talk-{n}", f"agent-c{n}"
-        self.cwd, self.cc_id = f"/home/dev/talk-{n}", str(uuid.uuid4())
+        self.cwd, self.agent_id = f"/home/dev/talk-{n}", str(uuid.uuid4())
         self.key = f"{self.slug}-1"
         self.tool("project_upsert", slug=self.slug, name=f"Talk {n}", repo_path=self.cwd)
         self.tool("task_create", project=self.slug, title="Checkout page")
         self.tool("task_bind_session", task=self.key, session=self.name)
         self.hook("SessionStart.startup.print")
-        self.tool("task_update", task=self.key, next_step="Build it", hook_session=self.cc_id)
+        self.tool("task_update", task=self.key, next_step="Build it", hook_session=self.agent_id)
 
     def tool(self, tool: str, /, **args: Any) -> str:
         return call_tool(
@@ -53,7 +53,7 @@ class Agent:
         )
 
     def hook(self, fixture: str) -> dict[str, Any] | None:
-        body = json.dumps(payload(fixture, session_id=self.cc_id, cwd=self.cwd)).encode()
+        body = json.dumps(payload(fixture, session_id=self.agent_id, cwd=self.cwd)).encode()
         request = urllib.request.Request(
             self.server.base_url + "/hooks/claude-code", data=body, method="POST"
         )

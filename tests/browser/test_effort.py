@@ -68,7 +68,7 @@ class Agent(World):
                     "type": "assistant",
                     "timestamp": at,
                     "message": {
-                        "id": f"msg_{self.cc_id[:8]}_{self.said}",
+                        "id": f"msg_{self.agent_id[:8]}_{self.said}",
                         "model": "claude-opus-5-5",
                         "role": "assistant",
                         "usage": {
@@ -88,7 +88,7 @@ def working_agent(server: RelaybayServer, claude_home: Path) -> Agent:
     slug = f"effort-shop-{n}"
     cwd = f"/home/dev/{slug}"
     w = Agent(server, slug, f"{slug}-1", cwd, f"effort-agent-{n}", str(uuid.uuid4()))
-    w.transcript = claude_home / "projects" / cwd.replace("/", "-") / f"{w.cc_id}.jsonl"
+    w.transcript = claude_home / "projects" / cwd.replace("/", "-") / f"{w.agent_id}.jsonl"
     w.transcript.parent.mkdir(parents=True, exist_ok=True)
     w.transcript.touch()
     w.tool("project_upsert", slug=slug, repo_path=cwd)
@@ -96,7 +96,7 @@ def working_agent(server: RelaybayServer, claude_home: Path) -> Agent:
     w.tool("task_create", project=slug, title="Saved carts")
     w.tool("task_bind_session", task=w.key, session=w.session)
     w.hook("SessionStart.startup.print", transcript_path=str(w.transcript))
-    w.tool("task_update", task=w.key, next_step="Build", session=w.session, hook_session=w.cc_id)
+    w.tool("task_update", task=w.key, next_step="Build", session=w.session, hook_session=w.agent_id)
     w.hook("UserPromptSubmit.print", transcript_path=str(w.transcript))
     return w
 

@@ -248,9 +248,9 @@ def test_an_unlinked_hook_session_appears_live_with_its_reason(ig, new_page, sho
     w.remember_violations()
     page.evaluate("window.__igMarker = 'kept'")
 
-    cc_id = str(uuid.uuid4())
+    agent_id = str(uuid.uuid4())
     body = json.dumps(
-        payload("SessionStart.startup.print", session_id=cc_id, cwd=f"{outer}/shop")
+        payload("SessionStart.startup.print", session_id=agent_id, cwd=f"{outer}/shop")
     ).encode()
     request = urllib.request.Request(
         server.base_url + "/hooks/claude-code", data=body, method="POST"
@@ -260,7 +260,7 @@ def test_an_unlinked_hook_session_appears_live_with_its_reason(ig, new_page, sho
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.status in (200, 204)
 
-    row = page.locator("#integrations-unlinked .ig-unlinked-row").filter(has_text=cc_id)
+    row = page.locator("#integrations-unlinked .ig-unlinked-row").filter(has_text=agent_id)
     expect(row).to_contain_text("several projects", timeout=10_000)
     expect(row).to_contain_text(f"{outer}/shop")
     assert page.evaluate("window.__igMarker") == "kept"

@@ -160,10 +160,12 @@ def _hook(server: RelaybayServer, name: str, **changes: object) -> int:
 
 def test_the_agents_todo_appears_live_under_the_current_step(server, new_page, shot):
     slug, key = planned_task(server)
-    cc_id = str(uuid.uuid4())
+    agent_id = str(uuid.uuid4())
     agent(server, "task_bind_session", task=key)
     # A write naming the Claude Code id links the hook session to agent-plan exactly.
-    agent(server, "plan_step_update", task=key, step=2, details="One endpoint.", hook_session=cc_id)
+    agent(
+        server, "plan_step_update", task=key, step=2, details="One endpoint.", hook_session=agent_id
+    )
     w = new_page(**DESKTOP)
     page = w.page
     panel = open_plan_tab(page, server, slug, key)
@@ -175,7 +177,7 @@ def test_the_agents_todo_appears_live_under_the_current_step(server, new_page, s
         {"content": "Test the endpoint", "status": "pending", "activeForm": "Testing"},
     ]
     status = _hook(
-        server, "PostToolUse.Bash", session_id=cc_id, tool_name="TodoWrite",
+        server, "PostToolUse.Bash", session_id=agent_id, tool_name="TodoWrite",
         tool_input={"todos": todos},
     )  # fmt: skip
     assert status in (200, 204)

@@ -327,12 +327,12 @@ def test_a_hook_session_appears_live_with_its_status_and_folder(server, new_page
     wait_state(page, "live")
     expect(page.locator(".ss-row")).to_have_count(1)
 
-    cc_id = str(uuid.uuid4())
-    status = _hook(server, "UserPromptSubmit.print", session_id=cc_id, cwd=folder + "/web")
+    agent_id = str(uuid.uuid4())
+    status = _hook(server, "UserPromptSubmit.print", session_id=agent_id, cwd=folder + "/web")
     if status == 404:
         pytest.skip("the hooks endpoint is not there yet")
     assert status in (200, 204)
-    _hook(server, "PreToolUse.Bash", session_id=cc_id, cwd=folder + "/web")
+    _hook(server, "PreToolUse.Bash", session_id=agent_id, cwd=folder + "/web")
 
     # The hooks guess the folder's one desktop session (§4 step 3): its row shows the status.
     row = page.locator(".ss-row").filter(has_text="Search page")

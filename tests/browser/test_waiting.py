@@ -39,7 +39,7 @@ def waiting_agent(server: RelaybayServer) -> World:
     w.tool("task_create", project=slug, title="Release the gift cards")
     w.tool("task_bind_session", task=w.key, session=w.session)
     w.hook("SessionStart.startup.print")
-    w.tool("task_update", task=w.key, next_step="Push", session=w.session, hook_session=w.cc_id)
+    w.tool("task_update", task=w.key, next_step="Push", session=w.session, hook_session=w.agent_id)
     return w
 
 
@@ -92,8 +92,8 @@ def test_possibly_stuck_and_forgotten_sessions_in_the_inbox(
     with contextlib.closing(sqlite3.connect(server.home / "relaybay.sqlite")) as db:
         db.execute(  # known for 15 minutes: as if it had been working all that time
             "UPDATE agent_sessions_session SET created_at = datetime('now', '-15 minutes') "
-            "WHERE cc_session_id = ?",
-            (lost.cc_id,),
+            "WHERE agent_session_id = ?",
+            (lost.agent_id,),
         )
         db.commit()
 

@@ -146,12 +146,12 @@ def test_the_journal_names_the_bound_task_and_the_session() -> None:
 
     mode("block")
     task = make_task("acme-shop", title="Restart the shop")
-    cc_id = str(uuid.uuid4())
-    session_services.session_touch(session="alice", hook_session=cc_id, actor=OWNER)
+    agent_id = str(uuid.uuid4())
+    session_services.session_touch(session="alice", hook_session=agent_id, actor=OWNER)
     session_services.task_bind_session(task=task, session="alice", actor=OWNER)
     body = payload(
         "PreToolUse.Bash",
-        session_id=cc_id,
+        session_id=agent_id,
         tool_input={"command": "ssh prod-alias sudo reboot", "description": "x"},
     )
     hook_event(payload=body)

@@ -93,9 +93,9 @@ def effort_of(server: RelaybayServer, key: str, want: str, within: float = 20) -
 def test_a_claude_code_transcript_comes_to_the_task_with_claude_codes_own_cost(
     server: RelaybayServer, agents: Path
 ) -> None:
-    cc_id = str(uuid.uuid4())
-    key = bound_task(server, "alice", cc_id)
-    path = agents / "claude" / "projects" / FOLDER / f"{cc_id}.jsonl"
+    agent_id = str(uuid.uuid4())
+    key = bound_task(server, "alice", agent_id)
+    path = agents / "claude" / "projects" / FOLDER / f"{agent_id}.jsonl"
     stamped_now(FIXTURES / "claude-code-2.1.332/transcripts/print-mode-lifecycle.jsonl", path)
     body = json.loads((CLAUDE_CODE / "hooks" / "PostToolUse.Bash.json").read_text())
 
@@ -103,7 +103,7 @@ def test_a_claude_code_transcript_comes_to_the_task_with_claude_codes_own_cost(
         status = post(
             server,
             "/hooks/claude-code",
-            {**body, "session_id": cc_id, "transcript_path": str(path)},
+            {**body, "session_id": agent_id, "transcript_path": str(path)},
         )
         assert status in (200, 204)
         notice = stream.message()
@@ -136,13 +136,13 @@ def test_a_codex_rollout_comes_to_the_task(server: RelaybayServer, agents: Path)
 def test_a_transcript_path_outside_the_agents_folder_is_not_read(
     server: RelaybayServer, agents: Path, tmp_path: Path
 ) -> None:
-    cc_id = str(uuid.uuid4())
-    key = bound_task(server, "mallory", cc_id)
-    elsewhere = tmp_path / "elsewhere" / f"{cc_id}.jsonl"
+    agent_id = str(uuid.uuid4())
+    key = bound_task(server, "mallory", agent_id)
+    elsewhere = tmp_path / "elsewhere" / f"{agent_id}.jsonl"
     elsewhere.parent.mkdir()
     stamped_now(FIXTURES / "claude-code-2.1.332/transcripts/print-mode-lifecycle.jsonl", elsewhere)
     body = json.loads((CLAUDE_CODE / "hooks" / "PostToolUse.Bash.json").read_text())
-    body.update(session_id=cc_id, transcript_path=str(elsewhere))
+    body.update(session_id=agent_id, transcript_path=str(elsewhere))
 
     assert post(server, "/hooks/claude-code", body) in (200, 204)
 

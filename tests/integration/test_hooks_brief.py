@@ -39,9 +39,9 @@ def tool(server: RelaybayServer, name: str, **args: Any) -> str:
     return call_tool(server.base_url, server.token, name, args)
 
 
-def hook(server: RelaybayServer, fixture: str, cc_id: str) -> str:
+def hook(server: RelaybayServer, fixture: str, agent_id: str) -> str:
     """A Claude Code hook event; the additionalContext of its answer ("" for none)."""
-    body = payload(fixture, session_id=cc_id, cwd=CWD)
+    body = payload(fixture, session_id=agent_id, cwd=CWD)
     headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
     raw = http(server, "/hooks/claude-code", json.dumps(body).encode(), headers)
     answer = json.loads(raw) if raw else {}
@@ -62,7 +62,7 @@ def owner_comment(server: RelaybayServer, key: str, body: str) -> None:
 
 
 def test_a_session_resuming_gets_the_brief_its_new_binding_got(server: RelaybayServer):
-    cc_id = str(uuid.uuid4())
+    agent_id = str(uuid.uuid4())
     tool(server, "project_upsert", slug=SLUG, repo_path=CWD)
     key = f"{SLUG}-1"
     tool(server, "task_create", project=SLUG, title="Address book", session=AGENT)
@@ -75,13 +75,15 @@ def test_a_session_resuming_gets_the_brief_its_new_binding_got(server: RelaybayS
 
     bound = tool(server, "task_bind_session", task=key, session=AGENT)
     assert bound.startswith(f"Bound {key} to session {AGENT}.\n\n{HEAD}")
-    assert hook(server, "SessionStart.startup.print", cc_id).count(HEAD) == 0  # nothing to resume
+    assert (
+        hook(server, "SessionStart.startup.print", agent_id).count(HEAD) == 0
+    )  # nothing to resume
     # The agent passes the id its session start gave it: the exact link (§4 step 2).
-    link = {"session": AGENT, "hook_session": cc_id}
+    link = {"session": AGENT, "hook_session": agent_id}
     tool(server, "task_update", task=key, next_step="Build the page", **link)
     owner_comment(server, key, "Keep the\nold addresses")
 
-    resumed = hook(server, "SessionStart.resume.print", cc_id)
+    resumed = hook(server, "SessionStart.resume.print", agent_id)
     where = resumed[resumed.index(HEAD) :]
     assert f"\n## {key} Address book\n- Stage: dev — Model first\n" in where
     assert "- Plan (draft, not accepted yet): step 1/2 in progress: 'Address model'" in where

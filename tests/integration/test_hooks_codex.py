@@ -46,7 +46,7 @@ def row(home: Path, session_id: str) -> dict[str, Any]:
     with read_only_db(home) as db:
         db.row_factory = __import__("sqlite3").Row
         found = db.execute(
-            "SELECT * FROM agent_sessions_session WHERE cc_session_id = ?", (session_id,)
+            "SELECT * FROM agent_sessions_session WHERE agent_session_id = ?", (session_id,)
         ).fetchone()
     assert found is not None, session_id
     return dict(found)
@@ -134,7 +134,7 @@ def test_an_mcp_call_carrying_the_thread_links_it_exactly_and_a_refused_one_link
             agent, "task_update", meta, task=key, session="codex-one", expected_version=99
         )
         assert refused.is_error
-        assert row(fresh_server.home, thread)["cc_exact"] == 0  # a refused write links nothing
+        assert row(fresh_server.home, thread)["agent_exact"] == 0  # a refused write links nothing
         done = await call(agent, "task_update", meta, task=key, session="codex-one", progress="a")
         assert not done.is_error, text_of(done)
         await agent.ok("task_bind_session", task=key, session="codex-one")
@@ -142,7 +142,7 @@ def test_an_mcp_call_carrying_the_thread_links_it_exactly_and_a_refused_one_link
 
     key = run(fresh_server, scenario)
     linked = row(fresh_server.home, thread)
-    assert (linked["name"], linked["cc_exact"], linked["agent"]) == ("codex-one", 1, "codex")
+    assert (linked["name"], linked["agent_exact"], linked["agent"]) == ("codex-one", 1, "codex")
 
     # The owner writes; the next tool call of the linked Codex session carries it.
     owner_comment(fresh_server.home, key, "Use the staging database.")
@@ -190,7 +190,7 @@ def test_a_thread_id_shaped_like_a_token_still_links_through_its_stand_in(
 
     run(fresh_server, scenario)
     linked = row(fresh_server.home, stored_agent_id(thread))
-    assert (linked["name"], linked["cc_exact"]) == ("codex-two", 1)
+    assert (linked["name"], linked["agent_exact"]) == ("codex-two", 1)
     assert thread.encode() not in (fresh_server.home / "relaybay.sqlite").read_bytes()
     assert "Refused" not in fresh_server.log()
 

@@ -63,15 +63,15 @@ class World:
     key: str
     cwd: str
     session: str
-    cc_id: str
+    agent_id: str
 
     # --- the agent (MCP) -----------------------------------------------------------------
     def tool(self, name: str, **args: Any) -> str:
         return call_tool(self.server.base_url, self.server.token, name, args)
 
     # --- Claude Code (hooks) -------------------------------------------------------------
-    def hook(self, fixture: str, cc_id: str | None = None, **changes: Any) -> Answer:
-        body = payload(fixture, session_id=cc_id or self.cc_id, cwd=self.cwd, **changes)
+    def hook(self, fixture: str, agent_id: str | None = None, **changes: Any) -> Answer:
+        body = payload(fixture, session_id=agent_id or self.agent_id, cwd=self.cwd, **changes)
         status, raw = http(
             self.server,
             "POST",
@@ -82,8 +82,8 @@ class World:
         assert status in (200, 204), (status, raw)
         return Answer(status, json.loads(raw) if status == 200 else None)
 
-    def post_tool(self, cc_id: str | None = None) -> Answer:
-        return self.hook("PostToolUse.Bash", cc_id)
+    def post_tool(self, agent_id: str | None = None) -> Answer:
+        return self.hook("PostToolUse.Bash", agent_id)
 
     def stop(self, active: bool = False) -> Answer:
         name = "Stop.after_block" if active else "Stop.first"
@@ -121,14 +121,14 @@ class World:
 @pytest.fixture
 def world(server: RelaybayServer) -> World:
     n = next(_numbers)
-    slug, cwd, name, cc_id = f"shop-{n}", f"/home/dev/shop-{n}", f"agent-{n}", str(uuid.uuid4())
-    w = World(server, slug, f"{slug}-1", cwd, name, cc_id)
+    slug, cwd, name, agent_id = f"shop-{n}", f"/home/dev/shop-{n}", f"agent-{n}", str(uuid.uuid4())
+    w = World(server, slug, f"{slug}-1", cwd, name, agent_id)
     w.tool("project_upsert", slug=slug, repo_path=cwd)
     w.tool("task_create", project=slug, title="Login with 2FA")
     w.tool("task_bind_session", task=w.key, session=name)
     w.hook("SessionStart.startup.print")  # Claude Code starts: a hook row for the folder
     # The agent passes the id its session start gave it: the exact link (§4 step 2).
-    w.tool("task_update", task=w.key, next_step="Build it", session=name, hook_session=cc_id)
+    w.tool("task_update", task=w.key, next_step="Build it", session=name, hook_session=agent_id)
     return w
 
 

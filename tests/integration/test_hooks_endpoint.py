@@ -78,12 +78,12 @@ def new_desktop() -> str:
     return f"local_{uuid.uuid4()}"
 
 
-def event(name: str, cc_id: str, **changes: Any) -> dict[str, Any]:
-    return payload(name, session_id=cc_id, **changes)
+def event(name: str, agent_id: str, **changes: Any) -> dict[str, Any]:
+    return payload(name, session_id=agent_id, **changes)
 
 
-def send(server: RelaybayServer, name: str, cc_id: str, **changes: Any) -> Reply:
-    reply = post(server, event(name, cc_id, **changes))
+def send(server: RelaybayServer, name: str, agent_id: str, **changes: Any) -> Reply:
+    reply = post(server, event(name, agent_id, **changes))
     assert reply.status in (200, 204), reply.body
     return reply
 
@@ -95,8 +95,10 @@ def query(server: RelaybayServer, sql: str, *args: Any) -> list[dict[str, Any]]:
         return [dict(r) for r in db.execute(sql, args)]
 
 
-def session_of(server: RelaybayServer, cc_id: str) -> dict[str, Any] | None:
-    rows = query(server, "SELECT * FROM agent_sessions_session WHERE cc_session_id = ?", cc_id)
+def session_of(server: RelaybayServer, agent_id: str) -> dict[str, Any] | None:
+    rows = query(
+        server, "SELECT * FROM agent_sessions_session WHERE agent_session_id = ?", agent_id
+    )
     return rows[0] if rows else None
 
 
@@ -115,14 +117,14 @@ def current_bindings(server: RelaybayServer, key: str) -> list[dict[str, Any]]:
     )
 
 
-def todo(server: RelaybayServer, cc_id: str) -> list[tuple[str, str, str, str]]:
+def todo(server: RelaybayServer, agent_id: str) -> list[tuple[str, str, str, str]]:
     rows = query(
         server,
         "SELECT t.item_id, t.subject, t.status, t.active_form FROM agent_sessions_sessiontodo t "
         "JOIN agent_sessions_session s ON s.id = t.session_id "
-        "WHERE s.cc_session_id = ? AND t.cc_session_id = ? ORDER BY t.position",
-        cc_id,
-        cc_id,
+        "WHERE s.agent_session_id = ? AND t.agent_session_id = ? ORDER BY t.position",
+        agent_id,
+        agent_id,
     )
     return [(r["item_id"], r["subject"], r["status"], r["active_form"]) for r in rows]
 
@@ -172,31 +174,31 @@ def padded(body: dict[str, Any], size: int) -> bytes:
 
 
 def test_a_body_over_256_kb_is_dropped_with_204(server: RelaybayServer):
-    cc_id = new_id()
-    reply = post(server, padded(event("SessionStart.startup.print", cc_id), LIMIT + 1))
+    agent_id = new_id()
+    reply = post(server, padded(event("SessionStart.startup.print", agent_id), LIMIT + 1))
     assert (reply.status, reply.body) == (204, b"")
-    assert session_of(server, cc_id) is None
+    assert session_of(server, agent_id) is None
 
 
 def test_a_body_of_exactly_256_kb_is_handled(server: RelaybayServer):
-    cc_id = new_id()
-    assert post(server, padded(event("SessionStart.startup.print", cc_id), LIMIT)).status == 200
-    assert session_of(server, cc_id) is not None
+    agent_id = new_id()
+    assert post(server, padded(event("SessionStart.startup.print", agent_id), LIMIT)).status == 200
+    assert session_of(server, agent_id) is not None
 
 
 def test_a_chunked_body_over_the_limit_is_dropped_whatever_the_headers_say(server):
-    cc_id = new_id()
-    raw = json.dumps(event("SessionStart.startup.print", cc_id, pad="y" * LIMIT)).encode()
+    agent_id = new_id()
+    raw = json.dumps(event("SessionStart.startup.print", agent_id, pad="y" * LIMIT)).encode()
     reply = post(server, raw, chunked=True)
     assert reply.status == 204
-    assert session_of(server, cc_id) is None
+    assert session_of(server, agent_id) is None
 
 
 def test_a_chunked_body_within_the_limit_is_read_whole(server: RelaybayServer):
-    cc_id = new_id()
-    raw = padded(event("SessionStart.startup.print", cc_id), 200_000)
+    agent_id = new_id()
+    raw = padded(event("SessionStart.startup.print", agent_id), 200_000)
     assert post(server, raw, chunked=True).status == 200
-    assert session_of(server, cc_id)["hook_status"] == "working"
+    assert session_of(server, agent_id)["hook_status"] == "working"
 
 
 @pytest.mark.parametrize(
@@ -240,10 +242,10 @@ def test_get_is_not_allowed(server: RelaybayServer):
 
 
 def test_other_events_are_ignored_with_204(server: RelaybayServer):
-    cc_id = new_id()
-    reply = post(server, event("Stop.first", cc_id, hook_event_name="SubagentStop"))
+    agent_id = new_id()
+    reply = post(server, event("Stop.first", agent_id, hook_event_name="SubagentStop"))
     assert reply.status == 204
-    assert session_of(server, cc_id) is None
+    assert session_of(server, agent_id) is None
 
 
 def test_the_hook_client_reads_no_json_when_the_server_answers_204(
@@ -251,14 +253,14 @@ def test_the_hook_client_reads_no_json_when_the_server_answers_204(
 ) -> None:
     """Most events are answered 204: then the client imports nothing to read an answer with
     (json brings re and enum, ~8 ms of every event's start-up; issue 18)."""
-    cc_id = new_id()
+    agent_id = new_id()
     (tmp_path / "token").write_text(server.token)
     proc = subprocess.run(
         [
             *(sys.executable, "-I", "-X", "importtime", "-m", "relaybay.hook_client"),
             *("--url", server.base_url + HOOK, "--token-file", str(tmp_path / "token")),
         ],
-        input=json.dumps(event("PostToolUse.Bash", cc_id)).encode(),
+        input=json.dumps(event("PostToolUse.Bash", agent_id)).encode(),
         capture_output=True,
         timeout=30,
         check=False,
@@ -269,8 +271,8 @@ def test_the_hook_client_reads_no_json_when_the_server_answers_204(
         if line.startswith("import time:")
     }
     assert (proc.returncode, proc.stdout) == (0, b"")
-    assert session_of(server, cc_id) is not None, "the event never reached the server"
-    assert post(server, event("PostToolUse.Bash", cc_id)).status == 204
+    assert session_of(server, agent_id) is not None, "the event never reached the server"
+    assert post(server, event("PostToolUse.Bash", agent_id)).status == 204
     assert {"relaybay", "_socket"} <= modules
     heavy = {"json", "re", "socket", "typing", "urllib.request", "http.client", "ssl", "email"}
     assert modules & heavy == set()
@@ -280,21 +282,21 @@ def test_the_hook_client_reads_no_json_when_the_server_answers_204(
 
 
 def test_session_start_answers_the_hook_session_line(server: RelaybayServer):
-    cc_id = new_id()
-    reply = post(server, event("SessionStart.startup.interactive", cc_id))
+    agent_id = new_id()
+    reply = post(server, event("SessionStart.startup.interactive", agent_id))
     assert reply.status == 200
     assert reply.content_type.startswith("application/json")
     assert reply.json == {
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
-            "additionalContext": f"Your relaybay hook session: {cc_id}. "
+            "additionalContext": f"Your relaybay hook session: {agent_id}. "
             "Pass it as hook_session in relaybay writes.",
         }
     }
 
 
 def test_each_event_sets_the_hook_status(server: RelaybayServer):
-    cc_id = new_id()
+    agent_id = new_id()
     # Every step changes the status, so every activity is written at once (no coalescing).
     # A permission prompt waits on the pending call (issue 19: what the session waits on).
     permission = "Notification.permission_prompt.interactive"
@@ -309,39 +311,39 @@ def test_each_event_sets_the_hook_status(server: RelaybayServer):
         ("SessionEnd.prompt_input_exit.interactive", "ended", "ended (prompt_input_exit)", 204),
     ]
     for name, status, activity, code in steps:
-        reply = post(server, event(name, cc_id))
+        reply = post(server, event(name, agent_id))
         assert reply.status == code, name
-        row = session_of(server, cc_id)
+        row = session_of(server, agent_id)
         assert (row["hook_status"], row["activity"]) == (status, activity), name
     assert row["name"] == "acme-shop"
     assert row["kind"] == "hook"
 
 
 def test_activity_is_coalesced_but_a_status_change_is_written_at_once(server: RelaybayServer):
-    cc_id = new_id()
-    send(server, "SessionStart.startup.print", cc_id)
+    agent_id = new_id()
+    send(server, "SessionStart.startup.print", agent_id)
     time.sleep(0.01)
-    send(server, "PostToolUse.Bash", cc_id)  # within 5 s of the start, same status
-    first = session_of(server, cc_id)
+    send(server, "PostToolUse.Bash", agent_id)  # within 5 s of the start, same status
+    first = session_of(server, agent_id)
     assert first["activity"] == "started (startup)"
-    send(server, "PostToolUse.mcp.unstructured", cc_id)
-    second = session_of(server, cc_id)
+    send(server, "PostToolUse.mcp.unstructured", agent_id)
+    second = session_of(server, agent_id)
     assert (second["activity"], second["activity_at"]) == (first["activity"], first["activity_at"])
 
-    send(server, "Stop.first", cc_id)  # a status change: at once
-    assert session_of(server, cc_id)["hook_status"] == "idle"
-    send(server, "PreToolUse.mcp", cc_id)
-    row = session_of(server, cc_id)
+    send(server, "Stop.first", agent_id)  # a status change: at once
+    assert session_of(server, agent_id)["hook_status"] == "idle"
+    send(server, "PreToolUse.mcp", agent_id)
+    row = session_of(server, agent_id)
     assert (row["hook_status"], row["activity"]) == ("working", "mcp__demo__echo")
 
 
 def test_status_changes_reach_every_bound_task_as_events(server: RelaybayServer):
     key = project_with_task(server, folder())
-    cc_id = new_id()
+    agent_id = new_id()
     bind(server, key, "status-agent")
-    mcp(server, "task_update", task=key, branch="b1", session="status-agent", hook_session=cc_id)
-    send(server, "UserPromptSubmit.print", cc_id)
-    send(server, "Stop.first", cc_id)
+    mcp(server, "task_update", task=key, branch="b1", session="status-agent", hook_session=agent_id)
+    send(server, "UserPromptSubmit.print", agent_id)
+    send(server, "Stop.first", agent_id)
     changes = events_of(server, "session.status_changed", key)
     assert changes == [
         {"session": "status-agent", "from": "", "to": "working"},
@@ -350,25 +352,25 @@ def test_status_changes_reach_every_bound_task_as_events(server: RelaybayServer)
 
 
 def test_prompt_text_and_tool_input_are_never_stored(server: RelaybayServer):
-    cc_id = new_id()
+    agent_id = new_id()
     secret = "SECRET-" + uuid.uuid4().hex
-    send(server, "UserPromptSubmit.print", cc_id, prompt=f"please {secret}")
-    send(server, "PreToolUse.Bash", cc_id, tool_input={"command": f"echo {secret}"})
-    send(server, "PostToolUse.Bash", cc_id, tool_input={"command": f"echo {secret}"})
+    send(server, "UserPromptSubmit.print", agent_id, prompt=f"please {secret}")
+    send(server, "PreToolUse.Bash", agent_id, tool_input={"command": f"echo {secret}"})
+    send(server, "PostToolUse.Bash", agent_id, tool_input={"command": f"echo {secret}"})
     # The call ran: a later prompt is not about it, so nothing of it is kept.
-    send(server, "Notification.permission_prompt.interactive", cc_id)
-    assert session_of(server, cc_id)["hook_status"] == "waiting"
+    send(server, "Notification.permission_prompt.interactive", agent_id)
+    assert session_of(server, agent_id)["hook_status"] == "waiting"
     assert_nowhere(server, secret)
 
 
 def test_a_pending_calls_summary_is_stored_masked(server: RelaybayServer):
     """The one exception (issue 19): what a session waits on, with secrets masked."""
-    cc_id = new_id()
+    agent_id = new_id()
     token = "ghp_" + uuid.uuid4().hex[:36]
     command = f"curl -H 'Authorization: token {token}' https://api.github.com/user"
-    send(server, "PreToolUse.Bash", cc_id, tool_input={"command": command})
-    send(server, "Notification.permission_prompt.interactive", cc_id)
-    row = session_of(server, cc_id)
+    send(server, "PreToolUse.Bash", agent_id, tool_input={"command": command})
+    send(server, "Notification.permission_prompt.interactive", agent_id)
+    row = session_of(server, agent_id)
     assert row["hook_status"] == "waiting"
     assert row["activity"].startswith("Bash curl -H 'Authorization: token ")
     assert_nowhere(server, token)
@@ -394,15 +396,15 @@ def assert_nowhere(server: RelaybayServer, secret: str) -> None:
 def test_session_end_unbinds_except_after_clear(server, fixture, unbound):
     key = project_with_task(server, folder())
     name = "end-" + uuid.uuid4().hex[:6]
-    cc_id = new_id()
+    agent_id = new_id()
     bind(server, key, name)
-    mcp(server, "task_update", task=key, branch="b", session=name, hook_session=cc_id)
-    send(server, "SessionStart.startup.print", cc_id)
+    mcp(server, "task_update", task=key, branch="b", session=name, hook_session=agent_id)
+    send(server, "SessionStart.startup.print", agent_id)
 
-    assert send(server, fixture, cc_id).status == 204
+    assert send(server, fixture, agent_id).status == 204
 
     [binding] = current_bindings(server, key)
-    assert session_of(server, cc_id)["hook_status"] == "ended"
+    assert session_of(server, agent_id)["hook_status"] == "ended"
     if unbound:
         assert binding["unbound_at"] is not None
         assert (binding["unbind_reason"], binding["unbound_by"]) == ("session_end", "hook")
@@ -416,19 +418,19 @@ def test_session_end_unbinds_except_after_clear(server, fixture, unbound):
 
 def test_session_end_keeps_a_desktop_sessions_tasks(server: RelaybayServer):
     key = project_with_task(server, folder())
-    desktop, cc_id = new_desktop(), new_id()
+    desktop, agent_id = new_desktop(), new_id()
     bind(server, key, desktop)
-    send(server, "SessionStart.startup.print", cc_id, relaybay_host_session=desktop)
-    send(server, "SessionEnd.other.print", cc_id)
+    send(server, "SessionStart.startup.print", agent_id, relaybay_host_session=desktop)
+    send(server, "SessionEnd.other.print", agent_id)
     [binding] = current_bindings(server, key)
     assert binding["unbound_at"] is None
     assert desktop_row(server, desktop)["hook_status"] == "ended"
 
 
 def test_a_session_end_for_an_unknown_id_is_dropped(server: RelaybayServer):
-    cc_id = new_id()
-    assert send(server, "SessionEnd.other.print", cc_id).status == 204
-    assert session_of(server, cc_id) is None
+    agent_id = new_id()
+    assert send(server, "SessionEnd.other.print", agent_id).status == 204
+    assert session_of(server, agent_id) is None
 
 
 # --- linking ------------------------------------------------------------------------------
@@ -436,43 +438,51 @@ def test_a_session_end_for_an_unknown_id_is_dropped(server: RelaybayServer):
 
 def test_the_desktop_session_of_the_environment_is_linked_exactly(server: RelaybayServer):
     key = project_with_task(server, folder())
-    desktop, cc_id = new_desktop(), new_id()
+    desktop, agent_id = new_desktop(), new_id()
     bind(server, key, desktop)
     reply = post(
         server,
         event(
             "SessionStart.startup.interactive",
-            cc_id,
+            agent_id,
             relaybay_host_session=desktop,
             relaybay_host_attended="1",
         ),
     )
     assert reply.json["hookSpecificOutput"]["additionalContext"].startswith(
-        f"Your relaybay hook session: {cc_id}."
+        f"Your relaybay hook session: {agent_id}."
     )
     row = desktop_row(server, desktop)
-    assert (row["cc_session_id"], row["cc_exact"], row["hook_status"]) == (cc_id, 1, "working")
+    assert (row["agent_session_id"], row["agent_exact"], row["hook_status"]) == (
+        agent_id,
+        1,
+        "working",
+    )
 
 
 def test_the_http_hook_headers_link_the_desktop_session(server: RelaybayServer):
-    desktop, cc_id = new_desktop(), new_id()
+    desktop, agent_id = new_desktop(), new_id()
     bind(server, project_with_task(server, folder()), desktop)
     captured = http_stop_request()
     assert captured["headers"]["X-Relaybay-Host-Session"] == "local_desktop_abc"
-    body = {**captured["body"], "session_id": cc_id}
+    body = {**captured["body"], "session_id": agent_id}
     reply = post(server, body, headers={"X-Relaybay-Host-Session": desktop})
     assert reply.status == 204
     row = desktop_row(server, desktop)
-    assert (row["cc_session_id"], row["cc_exact"], row["hook_status"]) == (cc_id, 1, "idle")
+    assert (row["agent_session_id"], row["agent_exact"], row["hook_status"]) == (
+        agent_id,
+        1,
+        "idle",
+    )
 
 
 def test_the_captured_malformed_desktop_id_is_ignored(server: RelaybayServer):
     captured = http_stop_request()
-    cc_id = new_id()
-    body = {**captured["body"], "session_id": cc_id}
+    agent_id = new_id()
+    body = {**captured["body"], "session_id": agent_id}
     reply = post(server, body, headers={"X-Relaybay-Host-Session": "local_desktop_abc"})
     assert reply.status == 204
-    assert session_of(server, cc_id)["kind"] == "hook"
+    assert session_of(server, agent_id)["kind"] == "hook"
 
 
 def test_the_live_link_move_rules(server: RelaybayServer):
@@ -480,28 +490,28 @@ def test_the_live_link_move_rules(server: RelaybayServer):
     bind(server, project_with_task(server, folder()), desktop)
     live = new_id()
 
-    def start(fixture: str, cc_id: str, attended: str, **changes: Any) -> None:
+    def start(fixture: str, agent_id: str, attended: str, **changes: Any) -> None:
         send(
             server,
             fixture,
-            cc_id,
+            agent_id,
             relaybay_host_session=desktop,
             relaybay_host_attended=attended,
             **changes,
         )
 
     start("SessionStart.startup.interactive", live, "1")
-    assert desktop_row(server, desktop)["cc_session_id"] == live
+    assert desktop_row(server, desktop)["agent_session_id"] == live
 
     start("SessionStart.startup.interactive", new_id(), "1")  # a plain startup
-    assert desktop_row(server, desktop)["cc_session_id"] == live
+    assert desktop_row(server, desktop)["agent_session_id"] == live
     start("SessionStart.resume.print", new_id(), "0")  # claude -p from one of its tools
-    assert desktop_row(server, desktop)["cc_session_id"] == live
+    assert desktop_row(server, desktop)["agent_session_id"] == live
 
     resumed = new_id()
     start("SessionStart.resume.print", resumed, "1")  # the window itself
     row = desktop_row(server, desktop)
-    assert (row["cc_session_id"], row["cc_exact"], row["activity"]) == (
+    assert (row["agent_session_id"], row["agent_exact"], row["activity"]) == (
         resumed,
         1,
         "started (resume)",
@@ -511,27 +521,31 @@ def test_the_live_link_move_rules(server: RelaybayServer):
     send(server, "SessionEnd.clear.interactive", resumed)
     cleared = new_id()
     start("SessionStart.clear.interactive", cleared, "1")
-    assert desktop_row(server, desktop)["cc_session_id"] == cleared
+    assert desktop_row(server, desktop)["agent_session_id"] == cleared
 
 
 def test_an_id_the_agent_linked_itself_is_never_taken_by_the_environment(server):
     key = project_with_task(server, folder())
-    desktop, cc_id, name = new_desktop(), new_id(), "self-" + uuid.uuid4().hex[:6]
+    desktop, agent_id, name = new_desktop(), new_id(), "self-" + uuid.uuid4().hex[:6]
     bind(server, key, desktop)
-    mcp(server, "task_update", task=key, branch="x", session=name, hook_session=cc_id)
+    mcp(server, "task_update", task=key, branch="x", session=name, hook_session=agent_id)
     window = {"relaybay_host_session": desktop, "relaybay_host_attended": "1"}
-    send(server, "SessionStart.resume.print", cc_id, **window)
-    assert session_of(server, cc_id)["name"] == name
-    assert desktop_row(server, desktop)["cc_session_id"] is None
+    send(server, "SessionStart.resume.print", agent_id, **window)
+    assert session_of(server, agent_id)["name"] == name
+    assert desktop_row(server, desktop)["agent_session_id"] is None
 
 
 def test_the_folders_one_desktop_session_is_linked_by_guess(server: RelaybayServer):
     where = folder()
-    desktop, cc_id = new_desktop(), new_id()
+    desktop, agent_id = new_desktop(), new_id()
     bind(server, project_with_task(server, where), desktop)
-    send(server, "SessionStart.startup.print", cc_id, cwd=f"{where}/src")
+    send(server, "SessionStart.startup.print", agent_id, cwd=f"{where}/src")
     row = desktop_row(server, desktop)
-    assert (row["cc_session_id"], row["cc_exact"], row["hook_status"]) == (cc_id, 0, "working")
+    assert (row["agent_session_id"], row["agent_exact"], row["hook_status"]) == (
+        agent_id,
+        0,
+        "working",
+    )
 
 
 def test_several_candidates_leave_the_hook_session_unlinked_with_a_reason(server):
@@ -541,18 +555,18 @@ def test_several_candidates_leave_the_hook_session_unlinked_with_a_reason(server
     bind(server, key, new_desktop())
     other = mcp(server, "task_create", project=slug, title="Other", session="tester").split()[1]
     bind(server, other, new_desktop())
-    cc_id = new_id()
-    send(server, "SessionStart.startup.print", cc_id, cwd=where)
-    row = session_of(server, cc_id)
+    agent_id = new_id()
+    send(server, "SessionStart.startup.print", agent_id, cwd=where)
+    row = session_of(server, agent_id)
     assert row["kind"] == "hook"
     assert row["unlinked_reason"].startswith(f"2 desktop sessions are bound to tasks of {slug}")
 
 
 def test_a_folder_in_no_project_gets_a_plain_session_named_after_it(server):
-    cc_id = new_id()
-    send(server, "SessionStart.startup.print", cc_id, cwd="/srv/elsewhere/invoice-tool")
-    row = session_of(server, cc_id)
-    assert (row["name"], row["kind"], row["cc_exact"], row["unlinked_reason"]) == (
+    agent_id = new_id()
+    send(server, "SessionStart.startup.print", agent_id, cwd="/srv/elsewhere/invoice-tool")
+    row = session_of(server, agent_id)
+    assert (row["name"], row["kind"], row["agent_exact"], row["unlinked_reason"]) == (
         "invoice-tool",
         "hook",
         0,
@@ -565,39 +579,41 @@ def test_a_folder_in_no_project_gets_a_plain_session_named_after_it(server):
 
 
 def test_todo_shapes_over_http(server: RelaybayServer):
-    cc_id = new_id()
-    send(server, "PostToolUse.TaskCreate", cc_id)
-    assert todo(server, cc_id) == [
+    agent_id = new_id()
+    send(server, "PostToolUse.TaskCreate", agent_id)
+    assert todo(server, agent_id) == [
         ("1", "Write the address book page", "pending", "Writing the address book page")
     ]
-    send(server, "PostToolUse.TaskUpdate", cc_id)
-    assert todo(server, cc_id)[0][2] == "in_progress"
+    send(server, "PostToolUse.TaskUpdate", agent_id)
+    assert todo(server, agent_id)[0][2] == "in_progress"
     send(
         server,
         "PostToolUse.TaskUpdate",
-        cc_id,
+        agent_id,
         tool_input={"taskId": "1"},
         tool_response={"success": True, "taskId": "1", "statusChange": {"to": "completed"}},
     )
-    assert todo(server, cc_id)[0][2] == "completed"
-    send(server, "PostToolUse.TaskUpdate", cc_id, tool_input={"taskId": "9", "status": "deleted"})
-    send(server, "PostToolUse.Bash", cc_id, tool_name="TaskCreate", tool_response="odd shape")
-    assert len(todo(server, cc_id)) == 1
+    assert todo(server, agent_id)[0][2] == "completed"
+    send(
+        server, "PostToolUse.TaskUpdate", agent_id, tool_input={"taskId": "9", "status": "deleted"}
+    )
+    send(server, "PostToolUse.Bash", agent_id, tool_name="TaskCreate", tool_response="odd shape")
+    assert len(todo(server, agent_id)) == 1
 
     todos = [{"content": f"step {n} " + "z" * 250, "status": "pending"} for n in range(55)]
-    send(server, "PostToolUse.Bash", cc_id, tool_name="TodoWrite", tool_input={"todos": todos})
-    stored = todo(server, cc_id)
+    send(server, "PostToolUse.Bash", agent_id, tool_name="TodoWrite", tool_input={"todos": todos})
+    stored = todo(server, agent_id)
     assert len(stored) == 50
     assert {len(subject) for _, subject, _, _ in stored} == {200}
 
 
 def test_a_todo_change_emits_session_todo_updated_for_the_bound_task(server):
     key = project_with_task(server, folder())
-    cc_id, name = new_id(), "todo-" + uuid.uuid4().hex[:6]
+    agent_id, name = new_id(), "todo-" + uuid.uuid4().hex[:6]
     bind(server, key, name)
-    mcp(server, "task_update", task=key, branch="t", session=name, hook_session=cc_id)
-    send(server, "PostToolUse.TaskCreate", cc_id)
-    send(server, "PostToolUse.TaskUpdate", cc_id)
+    mcp(server, "task_update", task=key, branch="t", session=name, hook_session=agent_id)
+    send(server, "PostToolUse.TaskCreate", agent_id)
+    send(server, "PostToolUse.TaskUpdate", agent_id)
     assert events_of(server, "session.todo_updated", key) == [
         {"session": name, "items": 1, "in_progress": ""},
         {"session": name, "items": 1, "in_progress": "Writing the address book page"},
@@ -615,15 +631,15 @@ def test_a_working_sessions_latest_activity_is_written_when_its_window_ends(
 ) -> None:
     """§4 "at most once per 5 s per session (the latest wins)": after UserPromptSubmit →
     PreToolUse Edit → PostToolUse Edit the session must not still say "prompt" 9 s later."""
-    cc_id = new_id()
-    send(server, "UserPromptSubmit.print", cc_id)
-    send(server, "PreToolUse.Bash", cc_id, tool_name="Edit")
-    send(server, "PostToolUse.Bash", cc_id, tool_name="Edit")
-    row = session_of(server, cc_id)
+    agent_id = new_id()
+    send(server, "UserPromptSubmit.print", agent_id)
+    send(server, "PreToolUse.Bash", agent_id, tool_name="Edit")
+    send(server, "PostToolUse.Bash", agent_id, tool_name="Edit")
+    row = session_of(server, agent_id)
     assert row is not None
     assert row["activity"] == "prompt"  # inside the window: coalesced
     deadline = time.monotonic() + 9
     while time.monotonic() < deadline and row["activity"] != "Edit":
         time.sleep(0.25)
-        row = session_of(server, cc_id) or row
+        row = session_of(server, agent_id) or row
     assert (row["hook_status"], row["activity"]) == ("working", "Edit")

@@ -17,13 +17,15 @@ pytestmark = pytest.mark.integration
 
 
 def scripted(server: RelaybayServer, slug: str) -> World:
-    cc_id = str(uuid.uuid4())
-    w = World(server, slug, f"{slug}-1", f"/home/dev/{slug}", f"{slug}-agent", cc_id)
+    agent_id = str(uuid.uuid4())
+    w = World(server, slug, f"{slug}-1", f"/home/dev/{slug}", f"{slug}-agent", agent_id)
     w.tool("project_upsert", slug=slug, repo_path=w.cwd)
     w.tool("task_create", project=slug, title="Gift cards at checkout", size="S")
     w.tool("task_bind_session", task=w.key, session=w.session)
     w.hook("SessionStart.startup.print")
-    w.tool("task_update", task=w.key, next_step="Build it", session=w.session, hook_session=cc_id)
+    w.tool(
+        "task_update", task=w.key, next_step="Build it", session=w.session, hook_session=agent_id
+    )
     return w
 
 

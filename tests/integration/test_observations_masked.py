@@ -113,7 +113,7 @@ def test_the_guard_decides_the_same_from_a_folder_named_like_a_token(servers, ro
 def test_nothing_was_refused_or_logged_as_an_error_and_no_literal_is_kept(servers) -> None:
     _, dirty = servers
     with read_only_db(dirty.home) as db:
-        rows = db.execute("SELECT cwd, cc_session_id FROM agent_sessions_session").fetchall()
+        rows = db.execute("SELECT cwd, agent_session_id FROM agent_sessions_session").fetchall()
     masked = [cwd for cwd, _ in rows if "PGPASSWORD=***" in cwd and "***-fix" in cwd]
     assert len(masked) >= 30  # the observations were kept, masked
     assert sum(agent_id.startswith("masked-") for _, agent_id in rows) >= 30

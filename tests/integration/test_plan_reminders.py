@@ -36,9 +36,9 @@ def reminder_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Relayb
     srv.stop()
 
 
-def hook(server: RelaybayServer, name: str, cc_id: str, cwd: str, **changes: Any) -> str:
+def hook(server: RelaybayServer, name: str, agent_id: str, cwd: str, **changes: Any) -> str:
     """POST one hook event; the additionalContext of a 200, "" for a 204."""
-    body = json.dumps(payload(name, session_id=cc_id, cwd=cwd, **changes)).encode()
+    body = json.dumps(payload(name, session_id=agent_id, cwd=cwd, **changes)).encode()
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     try:
         conn.request(
@@ -64,27 +64,27 @@ def test_an_exactly_linked_session_gets_its_plan_on_start_on_todo_changes_and_ev
     reminder_server: RelaybayServer,
 ):
     server = reminder_server
-    slug, cwd, name, cc_id = "shop", "/home/dev/shop", "agent-1", str(uuid.uuid4())
+    slug, cwd, name, agent_id = "shop", "/home/dev/shop", "agent-1", str(uuid.uuid4())
     key = f"{slug}-1"
 
     def tool(tool_name: str, **args: Any) -> str:
         return call_tool(server.base_url, server.token, tool_name, args)
 
     def event(fixture: str, **changes: Any) -> str:
-        return hook(server, fixture, cc_id, cwd, **changes)
+        return hook(server, fixture, agent_id, cwd, **changes)
 
     tool("project_upsert", slug=slug, repo_path=cwd)
     tool("task_create", project=slug, title="Address book")
     tool("task_bind_session", task=key, session=name)
     start = event("SessionStart.startup.interactive")
-    assert start.startswith(f"Your relaybay hook session: {cc_id}.")
+    assert start.startswith(f"Your relaybay hook session: {agent_id}.")
     assert "Plan of" not in start  # not linked exactly yet: no reminder
 
     steps = [
         {"title": "Address model", "details": "Fields and migration."},
         {"title": "Address book page", "details": "Add, edit and remove addresses."},
     ]
-    tool("plan_set", task=key, steps=steps, session=name, hook_session=cc_id)
+    tool("plan_set", task=key, steps=steps, session=name, hook_session=agent_id)
     tool("plan_accept", task=key, session="coordinator")
     tool("plan_step_update", task=key, step=1, status="done", conformance="as planned")
     tool("plan_step_update", task=key, step=2, status="in_progress", session=name)
@@ -94,7 +94,7 @@ def test_an_exactly_linked_session_gets_its_plan_on_start_on_todo_changes_and_ev
     )
     start = event("SessionStart.startup.interactive")
     assert start.split("\n") == [
-        f"Your relaybay hook session: {cc_id}. Pass it as hook_session in relaybay writes.",
+        f"Your relaybay hook session: {agent_id}. Pass it as hook_session in relaybay writes.",
         step_line,
         UPDATE,
     ]

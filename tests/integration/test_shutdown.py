@@ -92,17 +92,17 @@ def test_stopping_the_server_writes_the_pending_activity(tmp_path: Path) -> None
     the window was holding is written on SIGTERM, not lost with the process."""
     server = RelaybayServer(home=tmp_path / "home").start()
     try:
-        cc_id = str(uuid.uuid4())
-        post_hook(server, payload("UserPromptSubmit.print", session_id=cc_id))
-        post_hook(server, payload("PreToolUse.Bash", session_id=cc_id, tool_name="Edit"))
-        post_hook(server, payload("PostToolUse.Bash", session_id=cc_id, tool_name="Edit"))
-        assert activity_of(server, cc_id) == ("working", "prompt")  # held, not yet written
+        agent_id = str(uuid.uuid4())
+        post_hook(server, payload("UserPromptSubmit.print", session_id=agent_id))
+        post_hook(server, payload("PreToolUse.Bash", session_id=agent_id, tool_name="Edit"))
+        post_hook(server, payload("PostToolUse.Bash", session_id=agent_id, tool_name="Edit"))
+        assert activity_of(server, agent_id) == ("working", "prompt")  # held, not yet written
         assert server.stop(signal.SIGTERM) < LIMIT_SECONDS  # well inside the window
     finally:
         server.stop(signal.SIGKILL)
     assert server.proc is not None
     assert server.proc.returncode == 0, server.log()
-    assert activity_of(server, cc_id) == ("working", "Edit"), server.log()
+    assert activity_of(server, agent_id) == ("working", "Edit"), server.log()
     assert "Traceback" not in server.log()
 
 
@@ -116,13 +116,13 @@ def post_hook(server: RelaybayServer, body: dict[str, object]) -> None:
         conn.close()
 
 
-def activity_of(server: RelaybayServer, cc_id: str) -> tuple[str, str]:
+def activity_of(server: RelaybayServer, agent_id: str) -> tuple[str, str]:
     """The session's (hook_status, activity), read from the database read-only."""
     uri = f"file:{server.home / 'relaybay.sqlite'}?mode=ro"
     with closing(sqlite3.connect(uri, uri=True, timeout=5)) as db:
         row = db.execute(
-            "SELECT hook_status, activity FROM agent_sessions_session WHERE cc_session_id = ?",
-            (cc_id,),
+            "SELECT hook_status, activity FROM agent_sessions_session WHERE agent_session_id = ?",
+            (agent_id,),
         ).fetchone()
     assert row is not None, "the hook events made no session"
     return row[0], row[1]

@@ -61,8 +61,8 @@ def post(
         conn.close()
 
 
-def hook(server: RelaybayServer, name: str, cc_id: str) -> tuple[int, bytes]:
-    return post(server, HOOK, payload(name, session_id=cc_id))
+def hook(server: RelaybayServer, name: str, agent_id: str) -> tuple[int, bytes]:
+    return post(server, HOOK, payload(name, session_id=agent_id))
 
 
 def owner_comment(server: RelaybayServer, key: str, text: str) -> None:
@@ -106,7 +106,7 @@ class HeldWait:
     """A wait request in a thread of its own: status, body and when the answer arrived."""
 
     server: RelaybayServer
-    cc_id: str
+    agent_id: str
     seconds: float = 60
     status: int | None = None
     body: bytes = b""
@@ -117,7 +117,7 @@ class HeldWait:
         self._thread.start()
 
     def _run(self) -> None:
-        stop = payload("Stop.first", session_id=self.cc_id, relaybay_wait_seconds=self.seconds)
+        stop = payload("Stop.first", session_id=self.agent_id, relaybay_wait_seconds=self.seconds)
         self.status, self.body = post(self.server, WAIT, stop, timeout=self.seconds + 30)
         self.answered_at = time.monotonic()
 
@@ -133,34 +133,34 @@ class HeldWait:
 def link_exact(server: RelaybayServer, names: list[str]) -> list[str]:
     """For each session name, a Claude Code id its agent linked exactly (hook_session on a
     write, §4 step 2), all through one MCP client. The ids, in order."""
-    cc_ids = [str(uuid.uuid4()) for _ in names]
+    agent_ids = [str(uuid.uuid4()) for _ in names]
 
     async def scenario(agent: Agent) -> None:
-        for name, cc_id in zip(names, cc_ids, strict=True):
-            await agent.ok("project_upsert", slug=SLUG, session=name, hook_session=cc_id)
+        for name, agent_id in zip(names, agent_ids, strict=True):
+            await agent.ok("project_upsert", slug=SLUG, session=name, hook_session=agent_id)
 
     run(server, scenario)
-    return cc_ids
+    return agent_ids
 
 
 def linked_idle_session(
     server: RelaybayServer, name: str, *, exact: bool = True
 ) -> tuple[str, str]:
     """A task bound to session `name`, a Claude Code id linked to it (exactly, by the agent's
-    hook_session, unless exact=False), and a Stop that left it idle. (cc_id, task key)."""
-    cc_id = str(uuid.uuid4())
+    hook_session, unless exact=False), and a Stop that left it idle. (agent_id, task key)."""
+    agent_id = str(uuid.uuid4())
 
     async def scenario(agent: Agent) -> str:
         key = await new_task(agent, SLUG, title=f"Task of {name}")
         await agent.ok("task_bind_session", task=key, session=name)
         if exact:
-            await agent.ok("project_upsert", slug=SLUG, session=name, hook_session=cc_id)
+            await agent.ok("project_upsert", slug=SLUG, session=name, hook_session=agent_id)
         return key
 
     key = run(server, scenario)
-    assert hook(server, "SessionStart.startup.print", cc_id)[0] in (200, 204)
-    assert hook(server, "Stop.first", cc_id)[0] in (200, 204)
-    return cc_id, key
+    assert hook(server, "SessionStart.startup.print", agent_id)[0] in (200, 204)
+    assert hook(server, "Stop.first", agent_id)[0] in (200, 204)
+    return agent_id, key
 
 
 def start_server(home: Path) -> RelaybayServer:
@@ -184,8 +184,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RelaybayServer]
 
 
 def test_an_owner_comment_wakes_the_idle_session_within_a_second(served: RelaybayServer) -> None:
-    cc_id, key = linked_idle_session(served, "wake-agent-1")
-    wait = HeldWait(served, cc_id)
+    agent_id, key = linked_idle_session(served, "wake-agent-1")
+    wait = HeldWait(served, agent_id)
     wait_until(lambda: stats(served).get("waits", 0) >= 1, what="the wait to be held")
     time.sleep(0.3)
     assert wait.status is None, "the wait answered before any comment was written"
@@ -199,16 +199,16 @@ def test_an_owner_comment_wakes_the_idle_session_within_a_second(served: Relayba
     assert re.search(rf"Owner comment on {key} \(#\d+\): Please also cover the empty cart\.", lines)
     assert took < 1.0
     # Delivered now: the next event of the session does not carry it again.
-    _, body = hook(served, "PostToolUse.Bash", cc_id)
+    _, body = hook(served, "PostToolUse.Bash", agent_id)
     assert "empty cart" not in body.decode()
 
 
 def test_a_comment_written_before_the_wait_wakes_at_once(served: RelaybayServer) -> None:
-    cc_id, key = linked_idle_session(served, "wake-agent-2")
+    agent_id, key = linked_idle_session(served, "wake-agent-2")
     # The Stop above found nothing; the comment comes after it, before the next wait.
     owner_comment(served, key, "Written while the agent was idle.")
     started = time.monotonic()
-    status, body = post(served, WAIT, payload("Stop.first", session_id=cc_id))
+    status, body = post(served, WAIT, payload("Stop.first", session_id=agent_id))
     assert status == 200
     assert "Written while the agent was idle." in json.loads(body)["wake"]
     assert time.monotonic() - started < 1.0
@@ -217,9 +217,9 @@ def test_a_comment_written_before_the_wait_wakes_at_once(served: RelaybayServer)
 def test_the_hook_client_exits_2_with_the_lines_on_stderr(
     served: RelaybayServer, tmp_path: Path
 ) -> None:
-    cc_id, key = linked_idle_session(served, "wake-agent-3")
+    agent_id, key = linked_idle_session(served, "wake-agent-3")
     (tmp_path / "token").write_text(served.token)
-    stop = json.dumps(payload("Stop.first", session_id=cc_id, relaybay_wait_seconds=30))
+    stop = json.dumps(payload("Stop.first", session_id=agent_id, relaybay_wait_seconds=30))
     proc = subprocess.Popen(
         [
             *(sys.executable, "-I", "-m", "relaybay.hook_client"),
@@ -243,30 +243,30 @@ def test_the_hook_client_prints_the_real_session_start_answer(
 ) -> None:
     """Not a wait: the plain forwarder against daphne (a chunked answer) prints it as is."""
     (tmp_path / "token").write_text(served.token)
-    cc_id = str(uuid.uuid4())
+    agent_id = str(uuid.uuid4())
     proc = subprocess.run(
         [
             *(sys.executable, "-I", "-m", "relaybay.hook_client"),
             *("--url", served.base_url + HOOK, "--token-file", str(tmp_path / "token")),
         ],
-        input=json.dumps(payload("SessionStart.startup.print", session_id=cc_id)).encode(),
+        input=json.dumps(payload("SessionStart.startup.print", session_id=agent_id)).encode(),
         capture_output=True,
         timeout=30,
         check=False,
     )
     assert (proc.returncode, proc.stderr) == (0, b"")
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert f"Your relaybay hook session: {cc_id}." in context
+    assert f"Your relaybay hook session: {agent_id}." in context
 
 
 def test_a_newer_wait_for_the_same_session_ends_the_older_with_204(
     served: RelaybayServer,
 ) -> None:
-    cc_id, key = linked_idle_session(served, "wake-agent-4")
-    first = HeldWait(served, cc_id)
+    agent_id, key = linked_idle_session(served, "wake-agent-4")
+    first = HeldWait(served, agent_id)
     wait_until(lambda: stats(served).get("waits", 0) >= 1, what="the first wait")
     started = time.monotonic()
-    second = HeldWait(served, cc_id)
+    second = HeldWait(served, agent_id)
     first.join(5)
     assert first.status == 204
     assert first.answered_at - started < 1.0
@@ -277,53 +277,53 @@ def test_a_newer_wait_for_the_same_session_ends_the_older_with_204(
 
 
 def test_a_session_not_linked_exactly_gets_204_at_once(served: RelaybayServer) -> None:
-    cc_id, _ = linked_idle_session(served, "wake-agent-5", exact=False)
+    agent_id, _ = linked_idle_session(served, "wake-agent-5", exact=False)
     started = time.monotonic()
-    assert post(served, WAIT, payload("Stop.first", session_id=cc_id))[0] == 204
+    assert post(served, WAIT, payload("Stop.first", session_id=agent_id))[0] == 204
     assert post(served, WAIT, payload("Stop.first", session_id=str(uuid.uuid4())))[0] == 204
     assert time.monotonic() - started < 1.0
 
 
 def test_time_up_answers_204(served: RelaybayServer) -> None:
-    cc_id, _ = linked_idle_session(served, "wake-agent-6")
+    agent_id, _ = linked_idle_session(served, "wake-agent-6")
     started = time.monotonic()
-    body = payload("Stop.first", session_id=cc_id, relaybay_wait_seconds=0.5)
+    body = payload("Stop.first", session_id=agent_id, relaybay_wait_seconds=0.5)
     assert post(served, WAIT, body)[0] == 204
     assert 0.4 < time.monotonic() - started < 2.0
 
 
 def test_a_working_session_is_not_woken_until_it_stops(served: RelaybayServer) -> None:
-    cc_id, key = linked_idle_session(served, "wake-agent-7")
-    assert hook(served, "UserPromptSubmit.print", cc_id)[0] in (200, 204)  # working again
-    wait = HeldWait(served, cc_id, seconds=30)
+    agent_id, key = linked_idle_session(served, "wake-agent-7")
+    assert hook(served, "UserPromptSubmit.print", agent_id)[0] in (200, 204)  # working again
+    wait = HeldWait(served, agent_id, seconds=30)
     wait_until(lambda: stats(served).get("waits", 0) >= 1, what="the wait")
     owner_comment(served, key, "Seen with the next tool call.")
     time.sleep(0.5)
     assert wait.status is None, "a working session was woken"
-    status, _ = hook(served, "Stop.first", cc_id)  # the Stop blocks on the comment …
+    status, _ = hook(served, "Stop.first", agent_id)  # the Stop blocks on the comment …
     assert status == 200
     time.sleep(0.5)
     assert wait.status is None, "woken although relaybay blocked this turn's Stop"
     # … and the newer wait of that Stop takes over: the older one ends with 204. The
     # comment went out with the block, so nothing is left to wake the newer one with.
-    newer = payload("Stop.first", session_id=cc_id, relaybay_wait_seconds=0.3)
+    newer = payload("Stop.first", session_id=agent_id, relaybay_wait_seconds=0.3)
     assert post(served, WAIT, newer)[0] == 204
     wait.join(5)
     assert wait.status == 204
 
 
 def test_a_held_wait_ends_with_204_when_the_session_ends(served: RelaybayServer) -> None:
-    cc_id, _ = linked_idle_session(served, "wake-agent-8")
-    wait = HeldWait(served, cc_id)
+    agent_id, _ = linked_idle_session(served, "wake-agent-8")
+    wait = HeldWait(served, agent_id)
     wait_until(lambda: stats(served).get("waits", 0) >= 1, what="the wait")
     ended = time.monotonic()
-    assert hook(served, "SessionEnd.prompt_input_exit.interactive", cc_id)[0] in (200, 204)
+    assert hook(served, "SessionEnd.prompt_input_exit.interactive", agent_id)[0] in (200, 204)
     wait.join(5)
     assert wait.status == 204
     assert wait.answered_at - ended < 1.0
     # An ended session is not waited for at all.
     started = time.monotonic()
-    assert post(served, WAIT, payload("Stop.first", session_id=cc_id))[0] == 204
+    assert post(served, WAIT, payload("Stop.first", session_id=agent_id))[0] == 204
     assert time.monotonic() - started < 1.0
 
 
@@ -348,10 +348,10 @@ def test_a_wait_needs_the_token(served: RelaybayServer) -> None:
 WAITS = 200
 
 
-def raw_wait(server: RelaybayServer, cc_id: str) -> socket.socket:
+def raw_wait(server: RelaybayServer, agent_id: str) -> socket.socket:
     """One wait request on a raw socket, left open."""
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
-    body = json.dumps(payload("Stop.first", session_id=cc_id))
+    body = json.dumps(payload("Stop.first", session_id=agent_id))
     sock.sendall(
         f"POST {WAIT} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
         f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
@@ -364,8 +364,8 @@ def test_serve_exits_promptly_with_200_open_waits(tmp_path: Path) -> None:
     server = start_server(tmp_path / "home")
     socks: list[socket.socket] = []
     try:
-        cc_ids = link_exact(server, [f"shutdown-agent-{n}" for n in range(WAITS)])
-        socks = [raw_wait(server, cc_id) for cc_id in cc_ids]
+        agent_ids = link_exact(server, [f"shutdown-agent-{n}" for n in range(WAITS)])
+        socks = [raw_wait(server, agent_id) for agent_id in agent_ids]
         wait_until(lambda: stats(server).get("waits", 0) == WAITS, what="200 held waits")
         assert server.proc is not None
         started = time.monotonic()

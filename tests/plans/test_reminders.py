@@ -28,7 +28,7 @@ from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"  # the id of the captured todo payloads
+AGENT_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"  # the id of the captured todo payloads
 UPDATE = reminders.UPDATE_LINE
 ADDRESS_STEPS = [
     {"title": "Address model", "details": "Fields and migration."},
@@ -38,7 +38,7 @@ ADDRESS_STEPS = [
 
 
 def start_event() -> HookEvent:
-    event = claude_code.parse({"hook_event_name": "SessionStart", "session_id": CC_ID})
+    event = claude_code.parse({"hook_event_name": "SessionStart", "session_id": AGENT_ID})
     assert event is not None
     return event
 
@@ -46,8 +46,8 @@ def start_event() -> HookEvent:
 # --- helpers -----------------------------------------------------------------------------------
 
 
-def hook(name: str, cc_id: str = CC_ID, **changes: Any) -> HookResult:
-    return hook_event(payload=payload(name, session_id=cc_id, **changes))
+def hook(name: str, agent_id: str = AGENT_ID, **changes: Any) -> HookResult:
+    return hook_event(payload=payload(name, session_id=agent_id, **changes))
 
 
 def context(result: HookResult) -> str:
@@ -56,15 +56,15 @@ def context(result: HookResult) -> str:
     return result.answer["hookSpecificOutput"].get("additionalContext", "")
 
 
-def start(cc_id: str = CC_ID) -> str:
+def start(agent_id: str = AGENT_ID) -> str:
     """A SessionStart's context without the core's hook session line."""
-    lines = context(hook("SessionStart.startup.interactive", cc_id)).split("\n")
-    assert lines[0] == hook_answer.session_start_line(cc_id)
+    lines = context(hook("SessionStart.startup.interactive", agent_id)).split("\n")
+    assert lines[0] == hook_answer.session_start_line(agent_id)
     return "\n".join(lines[1:])
 
 
-def post_bash(cc_id: str = CC_ID) -> str:
-    return context(hook("PostToolUse.Bash", cc_id))
+def post_bash(agent_id: str = AGENT_ID) -> str:
+    return context(hook("PostToolUse.Bash", agent_id))
 
 
 def todo_create(
@@ -87,13 +87,15 @@ def todo_start(item_id: str = "1") -> str:
     return context(result)
 
 
-def agent(name: str = "alice", cc_id: str = CC_ID, tasks: int = 1, **fields: Any) -> list[Task]:
-    """`tasks` new tasks bound to session `name`, whose agent linked cc_id (exact)."""
+def agent(
+    name: str = "alice", agent_id: str = AGENT_ID, tasks: int = 1, **fields: Any
+) -> list[Task]:
+    """`tasks` new tasks bound to session `name`, whose agent linked agent_id (exact)."""
     project = make_project()
     made = [make_task(project, title=f"Task {i + 1}", **fields) for i in range(tasks)]
     for task in made:
         session_services.task_bind_session(task=task, session=name, actor=ACTOR)
-    session_services.session_touch(session=name, hook_session=cc_id, actor=ACTOR)
+    session_services.session_touch(session=name, hook_session=agent_id, actor=ACTOR)
     return made
 
 
@@ -237,8 +239,8 @@ def test_a_session_linked_by_guess_gets_no_reminder():
     stage(task, "dev")
     result = hook("SessionStart.startup.interactive")
     session = Session.objects.get(pk=result.session.pk)
-    assert (session.desktop_id, session.cc_exact) == (desktop, False)  # linked by the folder
-    assert context(result) == hook_answer.session_start_line(CC_ID)
+    assert (session.desktop_id, session.agent_exact) == (desktop, False)  # linked by the folder
+    assert context(result) == hook_answer.session_start_line(AGENT_ID)
     assert todo_create() == ""
 
 
@@ -253,7 +255,7 @@ def test_another_claude_code_id_of_nobody_gets_no_reminder():
 def test_the_provider_adds_nothing_for_a_call_that_is_not_exact():
     (task,) = agent()
     set_plan(task)
-    session = Session.objects.get(cc_session_id=CC_ID)
+    session = Session.objects.get(agent_session_id=AGENT_ID)
     call = HookCall(start_event(), session, exact=False)
     answer = HookAnswer()
     reminders.remind(call, answer)
@@ -355,7 +357,7 @@ def test_the_reminder_goes_after_the_session_line_and_before_the_unread_comment_
     set_plan(task)
     task_services.owner_comment_add(key=task.key, body="Check the totals")
     lines = context(hook("SessionStart.startup.interactive")).split("\n")
-    assert lines[0] == hook_answer.session_start_line(CC_ID)
+    assert lines[0] == hook_answer.session_start_line(AGENT_ID)
     assert lines[1].startswith(f"Plan of {task.key}")
     assert lines[2] == UPDATE
     assert lines[3].startswith("You have 1 unread owner comment(s)")
@@ -401,7 +403,7 @@ def test_fit_drops_tasks_then_the_update_line_and_gives_nothing_when_no_task_fit
 def test_no_budget_left_means_no_reminder():
     (task,) = agent()
     set_plan(task)
-    session = Session.objects.get(cc_session_id=CC_ID)
+    session = Session.objects.get(agent_session_id=AGENT_ID)
     answer = HookAnswer(budget=10)
     reminders.remind(HookCall(start_event(), session, exact=True), answer)
     assert answer.lines == []

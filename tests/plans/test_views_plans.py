@@ -24,7 +24,7 @@ from tests.tasks.factories import ACTOR, add_report, make_project, make_task, re
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"
+AGENT_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"
 EVIL = '<script>alert(1)</script><img src=x onerror="alert(2)">'
 
 
@@ -73,11 +73,11 @@ def planned(title: str = "Checkout", steps: list[Any] | None = None) -> Task:
 def todo(task: Task, todos: list[dict[str, str]]) -> None:
     """The bound session's todo, as the PostToolUse hook of TodoWrite writes it."""
     session_services.task_bind_session(task=task, session="alice", actor="tester")
-    session_services.session_touch(session="alice", hook_session=CC_ID, actor="tester")
+    session_services.session_touch(session="alice", hook_session=AGENT_ID, actor="tester")
     hook_event(
         payload=payload(
             "PostToolUse.Bash",
-            session_id=CC_ID,
+            session_id=AGENT_ID,
             tool_name="TodoWrite",
             tool_input={"todos": todos},
         )

@@ -21,7 +21,7 @@ from tests.tasks.factories import ACTOR, make_task
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"
+AGENT_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"
 STEPS = ["Open the shop", "Login with 2FA", "Checkout"]
 
 
@@ -33,7 +33,7 @@ def _fresh_clock() -> Iterator[None]:
 
 
 def post_bash() -> str:
-    result: HookResult = hook_event(payload=payload("PostToolUse.Bash", session_id=CC_ID))
+    result: HookResult = hook_event(payload=payload("PostToolUse.Bash", session_id=AGENT_ID))
     if result.answer is None:
         return ""
     return result.answer["hookSpecificOutput"].get("additionalContext", "")
@@ -41,10 +41,10 @@ def post_bash() -> str:
 
 @pytest.fixture
 def task() -> Task:
-    """A task bound to session alice, whose agent linked CC_ID exactly; its checklist set."""
+    """A task bound to session alice, whose agent linked AGENT_ID exactly; its checklist set."""
     made = make_task(stage="review")
     session_services.task_bind_session(task=made, session="alice", actor=ACTOR)
-    session_services.session_touch(session="alice", hook_session=CC_ID, actor=ACTOR)
+    session_services.session_touch(session="alice", hook_session=AGENT_ID, actor=ACTOR)
     services.review_steps_set(key=made.key, steps=STEPS, actor="alice")
     post_bash()  # nothing pending yet: start from a quiet session
     return made

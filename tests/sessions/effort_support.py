@@ -24,14 +24,14 @@ def roots_in(folder: Path) -> Roots:
 def claude_session(name: str, roots: Roots, *, cwd: str = "/home/dev/acme-shop") -> Session:
     """The named session `name` whose agent linked a Claude Code id, and whose hooks named
     its transcript (empty until `say` writes to it)."""
-    cc_id = str(uuid.uuid4())
-    services.session_touch(session=name, hook_session=cc_id, actor="tester")
-    path = Path(roots.claude) / "projects" / "-home-dev-acme-shop" / f"{cc_id}.jsonl"
+    agent_id = str(uuid.uuid4())
+    services.session_touch(session=name, hook_session=agent_id, actor="tester")
+    path = Path(roots.claude) / "projects" / "-home-dev-acme-shop" / f"{agent_id}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()
     activity.activity_clock.clear()
     body = {
-        "session_id": cc_id,
+        "session_id": agent_id,
         "hook_event_name": "UserPromptSubmit",
         "cwd": cwd,
         "transcript_path": str(path),

@@ -30,28 +30,28 @@ def shop():
 
 def agent(name: str, project, **task_fields) -> str:
     """A named session whose agent linked a Claude Code id, bound to a task of its own."""
-    cc_id = str(uuid.uuid4())
+    agent_id = str(uuid.uuid4())
     task = make_task(project, f"Work of {name}", **task_fields)
-    services.session_touch(session=name, hook_session=cc_id, actor="tester")
+    services.session_touch(session=name, hook_session=agent_id, actor="tester")
     services.task_bind_session(task=task, session=name, actor="tester")
-    return cc_id
+    return agent_id
 
 
-def hook(cc_id: str, name: str = "PreToolUse.Bash", **changes) -> str:
+def hook(agent_id: str, name: str = "PreToolUse.Bash", **changes) -> str:
     """The additionalContext the agent gets for one hook event."""
     activity.activity_clock.clear()
-    result = claude_code.hook_event(payload=payload(name, session_id=cc_id, **changes))
+    result = claude_code.hook_event(payload=payload(name, session_id=agent_id, **changes))
     out = (result.answer or {}).get("hookSpecificOutput", {})
     return out.get("additionalContext", "")
 
 
-def edit(cc_id: str, path: str, **changes) -> str:
+def edit(agent_id: str, path: str, **changes) -> str:
     tool = {"file_path": path, "old_string": "a", "new_string": "b"}
-    return hook(cc_id, tool_name="Edit", tool_input=tool, **changes)
+    return hook(agent_id, tool_name="Edit", tool_input=tool, **changes)
 
 
-def bash(cc_id: str, command: str) -> str:
-    return hook(cc_id, tool_input={"command": command, "description": "x"})
+def bash(agent_id: str, command: str) -> str:
+    return hook(agent_id, tool_input={"command": command, "description": "x"})
 
 
 def test_the_second_session_hears_at_once_and_the_first_on_its_next_answer(shop) -> None:

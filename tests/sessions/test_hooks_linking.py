@@ -64,8 +64,8 @@ def fresh(session: Session) -> Session:
     return Session.objects.get(pk=session.pk)
 
 
-def holder(cc_id: str) -> Session | None:
-    return selectors.session_by_cc_id(cc_id)
+def holder(agent_id: str) -> Session | None:
+    return selectors.session_by_agent_id(agent_id)
 
 
 # --- 5. a plain session named after the folder --------------------------------------------
@@ -75,7 +75,7 @@ def test_a_hook_session_outside_every_project_is_a_plain_session_named_after_the
     result = hook("SessionStart.startup.print")
     s = fresh(result.session)
     assert (s.name, s.kind, s.project_id) == ("acme-shop", "hook", None)
-    assert (s.cc_session_id, s.cc_exact, s.unlinked_reason) == (PRINTED, False, "")
+    assert (s.agent_session_id, s.agent_exact, s.unlinked_reason) == (PRINTED, False, "")
     assert s.cwd == CWD
     [seen] = Event.objects.filter(kind="session.seen")
     assert seen.payload == {"session": "acme-shop", "kind": "hook", "title": "", "created": True}
@@ -107,7 +107,7 @@ def test_the_one_desktop_session_bound_in_the_folders_project_is_linked_by_guess
     result = hook("SessionStart.startup.print")
     s = fresh(desktop)
     assert result.session.pk == desktop.pk
-    assert (s.cc_session_id, s.cc_exact, s.cc_link) == (PRINTED, False, "guess")
+    assert (s.agent_session_id, s.agent_exact, s.agent_link) == (PRINTED, False, "guess")
     assert s.hook_status == "working"
     assert Session.objects.filter(kind="hook").count() == 0
 
@@ -141,13 +141,13 @@ def test_several_candidate_desktop_sessions_leave_the_hook_session_unlinked():
 
     s = fresh(hook("SessionStart.startup.print").session)
 
-    assert (s.kind, s.cc_session_id, s.project_id) == ("hook", PRINTED, project.id)
+    assert (s.kind, s.agent_session_id, s.project_id) == ("hook", PRINTED, project.id)
     assert s.unlinked_reason.startswith("2 desktop sessions are bound to tasks of acme-shop")
     assert "hook_session" in s.unlinked_reason
     [row] = selectors.unlinked_hook_sessions()
-    assert (row.id, row.project, row.cwd, row.cc_session_id) == (s.id, "acme-shop", CWD, PRINTED)
+    assert (row.id, row.project, row.cwd, row.agent_session_id) == (s.id, "acme-shop", CWD, PRINTED)
     assert row.reason == s.unlinked_reason
-    assert Session.objects.filter(cc_session_id__isnull=False).count() == 1
+    assert Session.objects.filter(agent_session_id__isnull=False).count() == 1
 
 
 def test_a_folder_in_several_projects_is_ambiguous():
@@ -162,13 +162,13 @@ def test_a_folder_in_several_projects_is_ambiguous():
 def test_a_candidate_linked_to_another_live_hook_session_is_not_taken():
     desktop, _task = bound_desktop(acme())
     hook("SessionStart.startup.interactive")  # the desktop session guesses this one
-    assert fresh(desktop).cc_session_id == INTERACTIVE
+    assert fresh(desktop).agent_session_id == INTERACTIVE
 
     s = hook("SessionStart.startup.print").session
 
     assert s.kind == "hook"
     assert "already linked to another live Claude Code session" in s.unlinked_reason
-    assert fresh(desktop).cc_session_id == INTERACTIVE
+    assert fresh(desktop).agent_session_id == INTERACTIVE
 
 
 def test_an_unlinked_session_that_ended_is_no_longer_listed():
@@ -191,7 +191,7 @@ def test_the_agent_links_an_unlinked_hook_session_by_passing_hook_session():
 
     assert not Session.objects.filter(pk=row.pk).exists()
     s = fresh(touched.session)
-    assert (s.cc_session_id, s.cc_exact, s.cc_link, s.hook_status) == (
+    assert (s.agent_session_id, s.agent_exact, s.agent_link, s.hook_status) == (
         PRINTED,
         True,
         "agent",
@@ -208,7 +208,7 @@ def test_an_id_the_agent_linked_with_a_write_reaches_its_session_exactly():
     result = hook("PostToolUse.Bash")
     assert result.session.pk == alice.pk
     s = fresh(alice)
-    assert (s.hook_status, s.activity, s.cc_exact) == ("working", "Bash", True)
+    assert (s.hook_status, s.activity, s.agent_exact) == ("working", "Bash", True)
 
 
 # --- 1. the desktop session from the environment ------------------------------------------
@@ -219,7 +219,7 @@ def test_the_desktop_session_of_the_environment_is_linked_exactly():
     result = from_window("SessionStart.startup.interactive")
     s = fresh(desktop)
     assert result.session.pk == desktop.pk
-    assert (s.cc_session_id, s.cc_exact, s.cc_link) == (INTERACTIVE, True, "env")
+    assert (s.agent_session_id, s.agent_exact, s.agent_link) == (INTERACTIVE, True, "env")
 
 
 def test_the_http_hook_headers_name_the_desktop_session_too():
@@ -227,7 +227,7 @@ def test_the_http_hook_headers_name_the_desktop_session_too():
     headers = {"x-relaybay-host-session": DESKTOP, "x-relaybay-host-attended": "1"}
     hook("Stop.first", headers=headers)
     s = fresh(desktop)
-    assert (s.cc_session_id, s.cc_exact, s.hook_status) == (
+    assert (s.agent_session_id, s.agent_exact, s.hook_status) == (
         "40f76e57-78f2-4a22-82d2-11206736c928",
         True,
         "idle",
@@ -260,7 +260,7 @@ def test_the_desktop_id_is_matched_whatever_the_case_of_its_uuid():
     from_window(
         "SessionStart.startup.interactive", desktop=DESKTOP.upper().replace("LOCAL", "local")
     )
-    assert fresh(desktop).cc_session_id == INTERACTIVE
+    assert fresh(desktop).agent_session_id == INTERACTIVE
 
 
 def test_the_environment_takes_an_id_over_from_a_guessed_hook_row():
@@ -273,7 +273,7 @@ def test_the_environment_takes_an_id_over_from_a_guessed_hook_row():
 
     assert not Session.objects.filter(pk=row.pk).exists()
     s = fresh(desktop)
-    assert (s.cc_session_id, s.cc_exact, s.hook_status) == (PRINTED, True, "working")
+    assert (s.agent_session_id, s.agent_exact, s.hook_status) == (PRINTED, True, "working")
     assert selectors.bound_session(task).pk == desktop.pk
 
 
@@ -285,7 +285,7 @@ def test_an_id_another_sessions_agent_linked_itself_is_never_taken():
 
     assert result.session.pk == alice.pk
     assert holder(INTERACTIVE).pk == alice.pk
-    assert Session.objects.get(desktop_id=DESKTOP).cc_session_id is None
+    assert Session.objects.get(desktop_id=DESKTOP).agent_session_id is None
 
 
 class TestTheLiveLinkMoveRules:
@@ -296,53 +296,53 @@ class TestTheLiveLinkMoveRules:
     def desktop(self) -> Session:
         desktop, _task = bound_desktop(acme())
         from_window("SessionStart.startup.interactive")
-        assert fresh(desktop).cc_session_id == INTERACTIVE
+        assert fresh(desktop).agent_session_id == INTERACTIVE
         return desktop
 
     @pytest.mark.parametrize("source", ["resume", "clear", "compact"])
     def test_an_attended_resume_clear_or_compact_start_moves_it(self, desktop, source):
         from_window("SessionStart.resume.print", source=source)
         s = fresh(desktop)
-        assert (s.cc_session_id, s.cc_exact, s.hook_status) == (PRINTED, True, "working")
+        assert (s.agent_session_id, s.agent_exact, s.hook_status) == (PRINTED, True, "working")
         assert s.activity == f"started ({source})"
         assert holder(INTERACTIVE) is None
 
     def test_a_plain_startup_never_moves_a_live_link(self, desktop):
         result = from_window("SessionStart.startup.print")
-        assert fresh(desktop).cc_session_id == INTERACTIVE
+        assert fresh(desktop).agent_session_id == INTERACTIVE
         assert result.session.pk != desktop.pk
         assert "already linked to another live" in result.session.unlinked_reason
 
     def test_an_unattended_print_run_inherits_the_id_but_does_not_move_it(self, desktop):
         from_window("SessionStart.resume.print", attended="0")
         from_window("UserPromptSubmit.print", attended="0")
-        assert fresh(desktop).cc_session_id == INTERACTIVE
+        assert fresh(desktop).agent_session_id == INTERACTIVE
 
     def test_other_events_never_move_a_live_link(self, desktop):
         from_window("PostToolUse.Bash")
-        assert fresh(desktop).cc_session_id == INTERACTIVE
+        assert fresh(desktop).agent_session_id == INTERACTIVE
 
     def test_once_the_linked_process_ended_the_next_startup_links_the_new_id(self, desktop):
         hook("SessionEnd.other.print", session_id=INTERACTIVE)
         from_window("SessionStart.startup.print", attended="0")
         s = fresh(desktop)
-        assert (s.cc_session_id, s.hook_status) == (PRINTED, "working")
+        assert (s.agent_session_id, s.hook_status) == (PRINTED, "working")
 
     def test_clear_ends_the_old_id_and_links_the_new_one(self, desktop):
         hook("SessionEnd.clear.interactive")
         from_window("SessionStart.clear.interactive")
         s = fresh(desktop)
-        assert (s.cc_session_id, s.cc_exact, s.activity) == (CLEARED, True, "started (clear)")
+        assert (s.agent_session_id, s.agent_exact, s.activity) == (CLEARED, True, "started (clear)")
         assert selectors.tasks_bound_to(s)  # desktop sessions keep their tasks
 
 
 def test_a_guessed_link_is_replaced_by_the_environments_exact_one():
     desktop, _task = bound_desktop(acme())
     hook("SessionStart.startup.interactive")
-    assert fresh(desktop).cc_exact is False
+    assert fresh(desktop).agent_exact is False
     from_window("SessionStart.startup.print", attended="0")
     s = fresh(desktop)
-    assert (s.cc_session_id, s.cc_exact) == (PRINTED, True)
+    assert (s.agent_session_id, s.agent_exact) == (PRINTED, True)
 
 
 # --- folders ------------------------------------------------------------------------------
@@ -397,7 +397,7 @@ def test_the_written_http_hook_entry_names_the_desktop_session_to_the_handler():
     environ = {"CLAUDE_CODE_HOST_SESSION_ID": DESKTOP, "CLAUDE_CODE_SESSION_ATTENDED": "1"}
     hook("PreToolUse.mcp", headers=headers_of_the_written_http_hook(environ))
     s = fresh(desktop)
-    assert (s.cc_session_id, s.cc_exact, s.cc_link, s.activity) == (
+    assert (s.agent_session_id, s.agent_exact, s.agent_link, s.activity) == (
         "40f76e57-78f2-4a22-82d2-11206736c928",
         True,
         "env",
@@ -408,7 +408,7 @@ def test_the_written_http_hook_entry_names_the_desktop_session_to_the_handler():
 def test_the_written_http_hook_entry_outside_the_desktop_app_links_nothing():
     known_desktop()
     s = hook("PreToolUse.mcp", headers=headers_of_the_written_http_hook({})).session
-    assert (s.kind, s.cc_exact) == ("hook", False)
+    assert (s.kind, s.agent_exact) == ("hook", False)
 
 
 def test_http_hook_headers_on_every_event_keep_the_activity_window():
@@ -422,4 +422,4 @@ def test_http_hook_headers_on_every_event_keep_the_activity_window():
     s = fresh(desktop)
     assert result.flush_in is not None  # held for the end of the window
     assert (s.activity, s.activity_at) == (first.activity, first.activity_at)
-    assert (s.cc_exact, s.cc_link) == (True, "env")
+    assert (s.agent_exact, s.agent_link) == (True, "env")

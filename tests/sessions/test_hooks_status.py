@@ -55,11 +55,11 @@ def hook(name: str, **changes: Any) -> HookResult:
     return hook_event(payload=payload(name, **changes))
 
 
-def agent_on_task(name: str = "alice", cc_id: str = PRINTED) -> tuple[Session, Task]:
-    """A named session whose agent linked cc_id with a write, bound to a new task."""
+def agent_on_task(name: str = "alice", agent_id: str = PRINTED) -> tuple[Session, Task]:
+    """A named session whose agent linked agent_id with a write, bound to a new task."""
     task = make_task()
     services.task_bind_session(task=task, session=name, actor="tester")
-    s = services.session_touch(session=name, hook_session=cc_id, actor="tester").session
+    s = services.session_touch(session=name, hook_session=agent_id, actor="tester").session
     return s, task
 
 
@@ -211,9 +211,9 @@ def test_the_latest_activity_of_a_window_is_written_when_the_window_ends(clock):
     session = hook("UserPromptSubmit.print").session
     assert fresh(session).activity == "prompt"
     clock.now += 1
-    hook("PreToolUse.Bash", session_id=session.cc_session_id, tool_name="Edit")
+    hook("PreToolUse.Bash", session_id=session.agent_session_id, tool_name="Edit")
     clock.now += 1
-    result = hook("PostToolUse.Bash", session_id=session.cc_session_id, tool_name="Edit")
+    result = hook("PostToolUse.Bash", session_id=session.agent_session_id, tool_name="Edit")
     assert fresh(session).activity == "prompt"  # still inside the window: nothing written
     assert result.flush_in == pytest.approx(3.0)  # the endpoint comes back then
 
@@ -230,7 +230,7 @@ def test_a_pending_activity_never_overwrites_a_newer_status(clock):
     clock.now += 1
     hook("PostToolUse.Bash", tool_name="Edit")  # pending
     clock.now += 1
-    hook("Stop.first", session_id=session.cc_session_id)  # idle, written at once
+    hook("Stop.first", session_id=session.agent_session_id)  # idle, written at once
     clock.now += 10
     assert activity.flush_pending_activity(all_of_them=True) is None
     assert fresh(session).hook_status == "idle"
@@ -268,7 +268,7 @@ def test_a_coalesced_event_costs_no_write(clock, providers, django_assert_max_nu
 
 @pytest.mark.parametrize("reason", ["other", "prompt_input_exit", "logout"])
 def test_session_end_unbinds_the_session_from_every_task_keeping_the_history(reason: str):
-    session, task = agent_on_task(cc_id=MCP_ID)
+    session, task = agent_on_task(agent_id=MCP_ID)
     other = make_task()
     services.task_bind_session(task=other, session="alice", actor="tester")
 
@@ -288,7 +288,7 @@ def test_session_end_unbinds_the_session_from_every_task_keeping_the_history(rea
 
 @pytest.mark.parametrize("reason", ["clear", "resume"])
 def test_session_end_after_clear_or_resume_keeps_the_bindings(reason: str):
-    session, task = agent_on_task(cc_id=MCP_ID)
+    session, task = agent_on_task(agent_id=MCP_ID)
     hook("SessionEnd.other.print", reason=reason)
     assert [t.id for t in selectors.tasks_bound_to(session)] == [task.id]
     assert fresh(session).hook_status == "ended"
@@ -378,7 +378,7 @@ def test_providers_add_lines_in_order_for_their_events_only(providers):
     assert hook("PreToolUse.Bash").answer is None
     call = seen[-1]
     assert (call.kind, call.agent_session_id, call.exact) == (ev.POST_TOOL, PRINTED, False)
-    assert call.session.cc_session_id == PRINTED
+    assert call.session.agent_session_id == PRINTED
     assert call.event.tool.name == "Bash"
 
 

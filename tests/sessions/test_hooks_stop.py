@@ -20,7 +20,7 @@ from tests.sessions.hook_payloads import payload
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "40f76e57-78f2-4a22-82d2-11206736c928"  # Stop.first, Stop.after_block
+AGENT_ID = "40f76e57-78f2-4a22-82d2-11206736c928"  # Stop.first, Stop.after_block
 
 
 @pytest.fixture(autouse=True)
@@ -56,11 +56,11 @@ def stop(first: bool = True, **changes: Any) -> HookResult:
 
 
 def prompt() -> HookResult:
-    return hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))
+    return hook_event(payload=payload("UserPromptSubmit.print", session_id=AGENT_ID))
 
 
 def blocks() -> int:
-    return Session.objects.get(cc_session_id=CC_ID).stop_blocks
+    return Session.objects.get(agent_session_id=AGENT_ID).stop_blocks
 
 
 @pytest.fixture
@@ -121,12 +121,12 @@ def test_an_allowed_stop_resets_the_counter(handler):
 
 def test_a_failing_on_blocked_means_no_block():
     def broken() -> None:
-        Session.objects.filter(cc_session_id=CC_ID).update(title="half-done")
+        Session.objects.filter(agent_session_id=AGENT_ID).update(title="half-done")
         raise RuntimeError("boom")
 
     hook_answer.register_stop_handler(lambda call: StopRequest("r", broken))
     assert stop().answer is None
-    s = Session.objects.get(cc_session_id=CC_ID)
+    s = Session.objects.get(agent_session_id=AGENT_ID)
     assert (s.stop_blocks, s.title, s.hook_status) == (0, "", "idle")
 
 

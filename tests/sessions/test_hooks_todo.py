@@ -17,7 +17,7 @@ from tests.tasks.factories import make_task
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"  # TaskCreate, TaskUpdate, Bash
+AGENT_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"  # TaskCreate, TaskUpdate, Bash
 NEW_ID = "430009dd-5530-4fbd-8d18-5c78bdf50673"
 DESKTOP = "local_1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 
@@ -50,17 +50,17 @@ def todo_write(todos: Any, **changes: Any) -> HookResult:
 
 
 def items(session: Session | None = None) -> list[tuple[str, str, str, str]]:
-    session = session or Session.objects.get(cc_session_id=CC_ID)
+    session = session or Session.objects.get(agent_session_id=AGENT_ID)
     session = Session.objects.get(pk=session.pk)
     return [
         (i.item_id, i.subject, i.status, i.active_form) for i in selectors.todo_for_session(session)
     ]
 
 
-def agent_on_task(cc_id: str = CC_ID) -> tuple[Session, Task]:
+def agent_on_task(agent_id: str = AGENT_ID) -> tuple[Session, Task]:
     task = make_task()
     services.task_bind_session(task=task, session="alice", actor="tester")
-    s = services.session_touch(session="alice", hook_session=cc_id, actor="tester").session
+    s = services.session_touch(session="alice", hook_session=agent_id, actor="tester").session
     return s, task
 
 
@@ -222,7 +222,7 @@ def test_a_call_that_changes_nothing_emits_nothing():
 def test_the_todo_is_stored_even_when_the_activity_write_is_coalesced():
     hook("PostToolUse.Bash")
     hook("PostToolUse.TaskCreate")  # within the 5 s window: no activity write
-    session = Session.objects.get(cc_session_id=CC_ID)
+    session = Session.objects.get(agent_session_id=AGENT_ID)
     assert session.activity == "Bash"
     assert len(items()) == 1
 
@@ -234,7 +234,7 @@ def test_a_new_claude_code_id_after_clear_starts_a_fresh_list():
     hook("PostToolUse.TaskCreate")
     assert len(items(desktop)) == 1
 
-    hook("SessionEnd.clear.interactive", session_id=CC_ID)
+    hook("SessionEnd.clear.interactive", session_id=AGENT_ID)
     hook("SessionStart.clear.interactive", **window)
 
     assert items(desktop) == []
@@ -247,7 +247,7 @@ def test_a_list_written_before_the_agent_linked_moves_with_the_exact_link():
     row = hook("PostToolUse.TaskCreate").session
     assert row.kind == "hook"
 
-    alice = services.session_touch(session="alice", hook_session=CC_ID, actor="t").session
+    alice = services.session_touch(session="alice", hook_session=AGENT_ID, actor="t").session
 
     assert not Session.objects.filter(pk=row.pk).exists()
     assert items(alice) == [
@@ -261,7 +261,7 @@ def test_a_desktop_sessions_list_stays_when_its_own_agent_passes_the_same_id():
     hook("PostToolUse.TaskCreate", **window)  # unattended: links a desktop with no live id
     assert len(items(desktop)) == 1
     # the desktop session's own agent passes the same id: nothing moves
-    services.session_touch(session=DESKTOP, hook_session=CC_ID, actor="t")
+    services.session_touch(session=DESKTOP, hook_session=AGENT_ID, actor="t")
     assert len(items(desktop)) == 1
 
 

@@ -56,6 +56,6 @@ def test_the_inbox_page_shows_the_group_and_the_reason():
 
 def test_an_ended_hook_session_leaves_the_group():
     session = _ambiguous_hook_session()
-    end = payload("SessionEnd.other.print", session_id=session.cc_session_id)
+    end = payload("SessionEnd.other.print", session_id=session.agent_session_id)
     hook_event(payload=end, headers=None)
     assert unlinked_group() is None

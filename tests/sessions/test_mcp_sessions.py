@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 
 DESKTOP = "local_1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 OTHER_DESKTOP = "local_9f0c7a52-3c1e-4b7a-8d6e-2f4b1c0a9e77"
-CC_ID = "430009dd-5530-4fbd-8d18-5c78bdf50673"
+AGENT_ID = "430009dd-5530-4fbd-8d18-5c78bdf50673"
 _slugs = itertools.count(1)
 
 
@@ -159,7 +159,7 @@ def test_no_alias_is_made_when_a_named_session_of_that_name_exists(server):
 def test_hook_session_is_linked_by_a_write_and_never_by_bind(server):
     async def scenario(agent: Agent) -> None:
         key = await agent.new_task()
-        text = await agent.ok("task_bind_session", task=key, session="erin", hook_session=CC_ID)
+        text = await agent.ok("task_bind_session", task=key, session="erin", hook_session=AGENT_ID)
         assert text.split("\n\n")[0].splitlines() == [
             f"Bound {key} to session erin.",
             "Note: task_bind_session does not link hook_session (it may bind another session). "
@@ -168,15 +168,15 @@ def test_hook_session_is_linked_by_a_write_and_never_by_bind(server):
         ]
 
         linked = await agent.ok(
-            "task_update", task=key, priority="low", session="erin", hook_session=CC_ID
+            "task_update", task=key, priority="low", session="erin", hook_session=AGENT_ID
         )
         assert "belongs to another session" not in linked
 
         refused = await agent.ok(
-            "task_update", task=key, priority="high", session="frank", hook_session=CC_ID
+            "task_update", task=key, priority="high", session="frank", hook_session=AGENT_ID
         )
         assert (
-            f"Warning: hook_session {CC_ID} belongs to another session (erin); not relinked."
+            f"Warning: hook_session {AGENT_ID} belongs to another session (erin); not relinked."
             in refused.splitlines()
         )
 

@@ -94,7 +94,7 @@ def test_a_token_shaped_session_id_gets_a_stable_stand_in() -> None:
     assert stand_in == stored_agent_id(TOKEN)
     assert f"Your relaybay hook session: {stand_in}." in json.dumps(first)
     assert decision(remote_rm(TOKEN, CWD)) == "deny"
-    assert Session.objects.get().cc_session_id == stand_in  # one session, both events
+    assert Session.objects.get().agent_session_id == stand_in  # one session, both events
     assert stored_anywhere(TOKEN) == []
 
 

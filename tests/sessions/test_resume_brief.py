@@ -29,7 +29,7 @@ from tests.tasks.factories import ACTOR, add_decision, add_report, make_project,
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"  # the captured resume's id
+AGENT_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"  # the captured resume's id
 STEPS = [
     {"title": "Address model", "details": "Fields and migration."},
     {"title": "Address book page"},
@@ -40,13 +40,15 @@ STEPS = [
 # --- helpers -----------------------------------------------------------------------------------
 
 
-def agent(name: str = "alice", cc_id: str = CC_ID, tasks: int = 1, **fields: Any) -> list[Task]:
-    """`tasks` new tasks bound to session `name`, whose agent linked cc_id (exact)."""
+def agent(
+    name: str = "alice", agent_id: str = AGENT_ID, tasks: int = 1, **fields: Any
+) -> list[Task]:
+    """`tasks` new tasks bound to session `name`, whose agent linked agent_id (exact)."""
     project = make_project()
     made = [make_task(project, title=f"Task {i + 1}", **fields) for i in range(tasks)]
     for task in made:
         session_services.task_bind_session(task=task, session=name, actor=ACTOR)
-    session_services.session_touch(session=name, hook_session=cc_id, actor=ACTOR)
+    session_services.session_touch(session=name, hook_session=agent_id, actor=ACTOR)
     return [reload(t) for t in made]
 
 
@@ -54,8 +56,10 @@ def context(answer: dict[str, Any] | None) -> str:
     return ((answer or {}).get("hookSpecificOutput") or {}).get("additionalContext", "")
 
 
-def start(fixture: str = "SessionStart.resume.print", cc_id: str = CC_ID, **changes: Any) -> str:
-    return context(hook_event(payload=payload(fixture, session_id=cc_id, **changes)).answer)
+def start(
+    fixture: str = "SessionStart.resume.print", agent_id: str = AGENT_ID, **changes: Any
+) -> str:
+    return context(hook_event(payload=payload(fixture, session_id=agent_id, **changes)).answer)
 
 
 def brief_of(*tasks: Task, budget: int = brief.BUDGET) -> str:
@@ -263,8 +267,8 @@ def test_resume_clear_and_compact_give_the_brief_the_bind_answer_gives():
     desktop, cleared = f"local_{uuid.uuid4()}", str(uuid.uuid4())
     session_services.task_bind_session(task=task.key, session=desktop, actor=ACTOR)
     host = {"relaybay_host_session": desktop, "relaybay_host_attended": "1"}
-    assert brief.HEAD not in start("SessionStart.startup.interactive", CC_ID, **host)
-    hook_event(payload=payload("SessionEnd.clear.interactive", session_id=CC_ID, **host))
+    assert brief.HEAD not in start("SessionStart.startup.interactive", AGENT_ID, **host)
+    hook_event(payload=payload("SessionEnd.clear.interactive", session_id=AGENT_ID, **host))
     text = start("SessionStart.clear.interactive", cleared, **host)  # a new id, the same window
     assert tail_from_brief(text) == expected
 
@@ -295,7 +299,7 @@ def test_a_new_session_start_or_a_guessed_link_gets_no_brief():
 
 def hook_event_start(source: str) -> ev.HookEvent:
     return ev.HookEvent(
-        agent="claude-code", kind=ev.SESSION_START, session_id=CC_ID, name="x", source=source
+        agent="claude-code", kind=ev.SESSION_START, session_id=AGENT_ID, name="x", source=source
     )
 
 
@@ -331,7 +335,7 @@ def test_only_a_new_binding_of_an_open_task_gets_the_brief():
 def test_the_brief_follows_the_session_line_the_plan_reminder_and_the_comment_count():
     task = rich_task()
     lines = start().split("\n")
-    assert lines[0] == hook_answer.session_start_line(CC_ID)
+    assert lines[0] == hook_answer.session_start_line(AGENT_ID)
     assert lines[1].startswith(f"Plan of {task.key} (accepted): step 2/3")
     assert lines[2] == reminders.UPDATE_LINE
     assert lines[3].startswith("You have 2 unread owner comment(s)")

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 DESKTOP = "local_1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 OTHER_DESKTOP = "local_9f0c7a52-3c1e-4b7a-8d6e-2f4b1c0a9e77"
-CC_ID = "430009dd-5530-4fbd-8d18-5c78bdf50673"
+AGENT_ID = "430009dd-5530-4fbd-8d18-5c78bdf50673"
 
 
 def touch(session: str | None, **kw: object) -> services.TouchResult:
@@ -35,13 +35,13 @@ def events(kind: str) -> list[Event]:
     return list(Event.objects.filter(kind=kind).order_by("id"))
 
 
-def guessed_hook_row(cc_id: str, event: str = "PostToolUse", **fields: object) -> Session:
+def guessed_hook_row(agent_id: str, event: str = "PostToolUse", **fields: object) -> Session:
     """A hook row as §4 step 5 leaves it (kind hook, linked by guess), made by the hooks."""
     activity.activity_clock.clear()
-    body = {"session_id": cc_id, "hook_event_name": event, "cwd": "/home/dev/acme-shop"}
+    body = {"session_id": agent_id, "hook_event_name": event, "cwd": "/home/dev/acme-shop"}
     body.update({"tool_name": "Edit", **fields})
     row = claude_code.hook_event(payload=body).session
-    assert (row.kind, row.cc_exact) == ("hook", False)
+    assert (row.kind, row.agent_exact) == ("hook", False)
     return row
 
 
@@ -124,7 +124,7 @@ def test_no_session_means_no_caller_session(value: str | None) -> None:
 
 
 def test_hook_session_without_session_is_not_linked_and_says_why() -> None:
-    result = touch("", hook_session=CC_ID)
+    result = touch("", hook_session=AGENT_ID)
     assert result.session is None
     assert result.notes == (
         "Note: hook_session was not linked: pass session (your local_… id or your name) with it.",
@@ -308,10 +308,10 @@ def test_a_desktop_id_rebinds_a_task_bound_to_another_desktop_session() -> None:
 
 def test_hook_session_passed_to_bind_is_not_linked_and_a_note_says_where_to_pass_it() -> None:
     task = make_task()
-    result = bind(task, DESKTOP, hook_session=CC_ID)
+    result = bind(task, DESKTOP, hook_session=AGENT_ID)
 
     assert result.changed
-    assert Session.objects.get(desktop_id=DESKTOP).cc_session_id is None
+    assert Session.objects.get(desktop_id=DESKTOP).agent_session_id is None
     assert result.notes == (
         "Note: task_bind_session does not link hook_session (it may bind another session). "
         "Pass hook_session with session on a write of your own session instead, e.g. "
@@ -359,31 +359,31 @@ def test_a_task_unbound_can_be_bound_to_a_named_session_again() -> None:
 
 
 def test_hook_session_links_the_claude_code_id_exactly() -> None:
-    result = touch(DESKTOP, hook_session=CC_ID)
+    result = touch(DESKTOP, hook_session=AGENT_ID)
     s = Session.objects.get(pk=result.session.pk)
-    assert (s.cc_session_id, s.cc_exact) == (CC_ID, True)
+    assert (s.agent_session_id, s.agent_exact) == (AGENT_ID, True)
     assert result.notes == ()
 
 
 def test_a_guessed_link_of_the_same_session_becomes_exact() -> None:
     s = touch("alice").session
-    Session.objects.filter(pk=s.pk).update(cc_session_id=CC_ID, cc_exact=False)
-    touch("alice", hook_session=CC_ID)
-    assert Session.objects.get(pk=s.pk).cc_exact
+    Session.objects.filter(pk=s.pk).update(agent_session_id=AGENT_ID, agent_exact=False)
+    touch("alice", hook_session=AGENT_ID)
+    assert Session.objects.get(pk=s.pk).agent_exact
 
 
 def test_a_guessed_hook_row_hands_over_its_status_and_is_removed() -> None:
     task = make_task()
-    row = guessed_hook_row(CC_ID, cwd="/home/dev/x")
+    row = guessed_hook_row(AGENT_ID, cwd="/home/dev/x")
     seen_at = row.activity_at
     caller = touch(DESKTOP).session
     bind(task, DESKTOP)
 
-    touch(DESKTOP, hook_session=CC_ID)
+    touch(DESKTOP, hook_session=AGENT_ID)
 
     assert not Session.objects.filter(pk=row.pk).exists()
     s = Session.objects.get(pk=caller.pk)
-    assert (s.cc_session_id, s.cc_exact, s.hook_status) == (CC_ID, True, "working")
+    assert (s.agent_session_id, s.agent_exact, s.hook_status) == (AGENT_ID, True, "working")
     assert (s.activity, s.activity_at, s.cwd) == ("Edit", seen_at, "/home/dev/x")
     [changed] = events("session.status_changed")
     assert changed.payload == {"session": DESKTOP, "from": "", "to": "working"}
@@ -392,60 +392,60 @@ def test_a_guessed_hook_row_hands_over_its_status_and_is_removed() -> None:
 
 def test_the_bindings_of_a_guessed_hook_row_move_to_the_linking_session() -> None:
     task = make_task()
-    row = guessed_hook_row(CC_ID, event="Stop")
+    row = guessed_hook_row(AGENT_ID, event="Stop")
     TaskBinding.objects.create(task=task, session=row, bound_at=timezone.now())
 
-    result = touch("alice", hook_session=CC_ID)
+    result = touch("alice", hook_session=AGENT_ID)
 
     assert selectors.bound_session(task).pk == result.session.pk
 
 
 def test_an_id_another_live_session_linked_exactly_is_not_moved() -> None:
-    owner = touch("alice", hook_session=CC_ID).session
+    owner = touch("alice", hook_session=AGENT_ID).session
     Session.objects.filter(pk=owner.pk).update(hook_status="working")
 
-    result = touch("bob", hook_session=CC_ID)
+    result = touch("bob", hook_session=AGENT_ID)
 
     assert result.notes == (
-        f"Warning: hook_session {CC_ID} belongs to another session (alice); not relinked.",
+        f"Warning: hook_session {AGENT_ID} belongs to another session (alice); not relinked.",
     )
-    assert Session.objects.get(pk=owner.pk).cc_session_id == CC_ID
-    assert Session.objects.get(pk=result.session.pk).cc_session_id is None
+    assert Session.objects.get(pk=owner.pk).agent_session_id == AGENT_ID
+    assert Session.objects.get(pk=result.session.pk).agent_session_id is None
 
 
 def test_an_id_whose_exact_holder_has_ended_moves_to_the_caller() -> None:
-    old = touch("alice", hook_session=CC_ID).session
+    old = touch("alice", hook_session=AGENT_ID).session
     Session.objects.filter(pk=old.pk).update(hook_status="ended")
 
-    result = touch("bob", hook_session=CC_ID)
+    result = touch("bob", hook_session=AGENT_ID)
 
     assert result.notes == ()
-    assert Session.objects.get(pk=result.session.pk).cc_session_id == CC_ID
+    assert Session.objects.get(pk=result.session.pk).agent_session_id == AGENT_ID
     released = Session.objects.get(pk=old.pk)
-    assert (released.cc_session_id, released.cc_exact) == (None, False)
+    assert (released.agent_session_id, released.agent_exact) == (None, False)
 
 
 def test_a_new_hook_session_replaces_the_callers_previous_one() -> None:
-    touch("alice", hook_session=CC_ID)
+    touch("alice", hook_session=AGENT_ID)
     result = touch("alice", hook_session="78a6a9df-545d-4090-8a48-00105ebe22e7")
-    assert result.session.cc_session_id == "78a6a9df-545d-4090-8a48-00105ebe22e7"
-    assert not Session.objects.filter(cc_session_id=CC_ID).exists()
+    assert result.session.agent_session_id == "78a6a9df-545d-4090-8a48-00105ebe22e7"
+    assert not Session.objects.filter(agent_session_id=AGENT_ID).exists()
 
 
 # --- the seams in tasks.extensions -------------------------------------------------------
 
 
 def test_the_caller_resolver_names_the_session_and_passes_the_notes() -> None:
-    touch("alice", hook_session=CC_ID)
+    touch("alice", hook_session=AGENT_ID)
     Session.objects.filter(name="alice").update(hook_status="working")
 
     caller = resolve_caller(
-        session="bob", session_title=None, hook_session=CC_ID, task_key="nope-1"
+        session="bob", session_title=None, hook_session=AGENT_ID, task_key="nope-1"
     )
 
     assert caller.name == "bob"
     assert caller.session_id == Session.objects.get(name="bob").pk
-    assert caller.notes[0].startswith(f"Warning: hook_session {CC_ID} belongs to another")
+    assert caller.notes[0].startswith(f"Warning: hook_session {AGENT_ID} belongs to another")
 
 
 def test_the_caller_resolver_without_a_session_is_the_agent() -> None:

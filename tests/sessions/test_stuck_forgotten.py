@@ -29,7 +29,7 @@ from tests.tasks.factories import ACTOR, make_project, make_task, use_config
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
+AGENT_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
 SECRET_INPUT = "psql -c 'select * from orders' # marker-7f3a"
 
 
@@ -42,13 +42,13 @@ def _fresh() -> None:
 def bound_task(name: str = "alice") -> Task:
     task = make_task(make_project("acme"), title="Checkout")
     session_services.task_bind_session(task=task, session=name, actor=ACTOR)
-    session_services.session_touch(session=name, hook_session=CC_ID, actor=ACTOR)
+    session_services.session_touch(session=name, hook_session=AGENT_ID, actor=ACTOR)
     return task
 
 
 def call(command: str = SECRET_INPUT, **changes: Any) -> None:
     tool_input = {"command": command, "description": "d"}
-    hook_event(payload=payload("PreToolUse.Bash", session_id=CC_ID, tool_input=tool_input))
+    hook_event(payload=payload("PreToolUse.Bash", session_id=AGENT_ID, tool_input=tool_input))
 
 
 def stuck_rows() -> list[Any]:
@@ -121,7 +121,7 @@ def age_binding(task: Task, minutes: int) -> None:
 
 def test_working_long_without_a_write_is_possibly_stuck_and_a_write_clears_it():
     task = bound_task()
-    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))  # working
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=AGENT_ID))  # working
     age_binding(task, 50)
     Event.objects.filter(task=task).update(created_at=timezone.now() - timedelta(minutes=50))
     [row] = stuck_rows()
@@ -132,7 +132,7 @@ def test_working_long_without_a_write_is_possibly_stuck_and_a_write_clears_it():
 
 def test_an_idle_session_is_not_stuck():
     task = bound_task()
-    hook_event(payload=payload("Stop.first", session_id=CC_ID))  # idle
+    hook_event(payload=payload("Stop.first", session_id=AGENT_ID))  # idle
     age_binding(task, 90)
     Event.objects.filter(task=task).update(created_at=timezone.now() - timedelta(minutes=90))
     assert stuck_rows() == []
@@ -147,8 +147,8 @@ def forgotten_titles() -> list[str]:
 
 
 def test_a_session_working_with_no_task_for_ten_minutes_is_forgotten():
-    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))
-    session = Session.objects.get(cc_session_id=CC_ID)
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=AGENT_ID))
+    session = Session.objects.get(agent_session_id=AGENT_ID)
     assert forgotten_titles() == []  # just started
     Session.objects.filter(pk=session.pk).update(created_at=timezone.now() - timedelta(minutes=12))
     assert forgotten_titles() == [f"{session.name} (Claude Code)"]  # the agent named
@@ -159,12 +159,12 @@ def test_a_session_working_with_no_task_for_ten_minutes_is_forgotten():
 
 def test_a_session_idle_for_a_day_is_forgotten_and_a_bound_working_one_is_not():
     bound_task()
-    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))
-    Session.objects.filter(cc_session_id=CC_ID).update(
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=AGENT_ID))
+    Session.objects.filter(agent_session_id=AGENT_ID).update(
         created_at=timezone.now() - timedelta(hours=30)
     )
     assert forgotten_titles() == []  # bound and active
-    Session.objects.filter(cc_session_id=CC_ID).update(
+    Session.objects.filter(agent_session_id=AGENT_ID).update(
         hook_status="idle", activity_at=timezone.now() - timedelta(hours=25)
     )
     [row] = forgotten.forgotten_group().rows
@@ -184,8 +184,8 @@ def test_the_inbox_builds_the_forgotten_rows_it_shows_and_counts_the_rest():
 
 
 def test_dismiss_marks_the_session_ended_and_it_leaves_the_inbox():
-    hook_event(payload=payload("Stop.first", session_id=CC_ID))
-    session = Session.objects.get(cc_session_id=CC_ID)
+    hook_event(payload=payload("Stop.first", session_id=AGENT_ID))
+    session = Session.objects.get(agent_session_id=AGENT_ID)
     Session.objects.filter(pk=session.pk).update(activity_at=timezone.now() - timedelta(days=2))
     assert forgotten_titles() == [f"{session.name} (Claude Code)"]  # the agent named
     client = signed_in_client()
@@ -205,8 +205,8 @@ def test_dismiss_marks_the_session_ended_and_it_leaves_the_inbox():
 
 
 def test_dismiss_with_the_bearer_token_is_refused():
-    hook_event(payload=payload("Stop.first", session_id=CC_ID))
-    session = Session.objects.get(cc_session_id=CC_ID)
+    hook_event(payload=payload("Stop.first", session_id=AGENT_ID))
+    session = Session.objects.get(agent_session_id=AGENT_ID)
     response = Client().post(
         reverse("session_dismiss", args=[session.pk]),
         HTTP_AUTHORIZATION=f"Bearer {current_token()}",
@@ -241,8 +241,8 @@ def test_a_stuck_session_shows_on_its_card_and_the_sessions_page():
 
 
 def test_a_forgotten_session_shows_on_the_sessions_page():
-    hook_event(payload=payload("Stop.first", session_id=CC_ID))
-    Session.objects.filter(cc_session_id=CC_ID).update(
+    hook_event(payload=payload("Stop.first", session_id=AGENT_ID))
+    Session.objects.filter(agent_session_id=AGENT_ID).update(
         activity_at=timezone.now() - timedelta(hours=30)
     )
     sessions = signed_in_client().get(reverse("sessions")).content.decode()
@@ -256,13 +256,13 @@ def test_a_forgotten_session_shows_on_the_sessions_page():
 
 def test_the_sweep_pushes_time_based_signals_once_when_they_appear():
     sweep.forget()
-    hook_event(payload=payload("Stop.first", session_id=CC_ID))
-    session = Session.objects.get(cc_session_id=CC_ID)
+    hook_event(payload=payload("Stop.first", session_id=AGENT_ID))
+    session = Session.objects.get(agent_session_id=AGENT_ID)
     Session.objects.filter(pk=session.pk).update(activity_at=timezone.now() - timedelta(days=3))
     assert sweep.sweep() == []  # the first sweep after a start only takes note
     other = "5b0c9a64-3c1e-4e7e-9d4a-0f6a2b1c3d4e"
     hook_event(payload=payload("Stop.first", session_id=other))
-    Session.objects.filter(cc_session_id=other).update(
+    Session.objects.filter(agent_session_id=other).update(
         activity_at=timezone.now() - timedelta(days=2)
     )
     [event] = sweep.sweep()
@@ -274,7 +274,7 @@ def test_the_sweep_pushes_time_based_signals_once_when_they_appear():
 def test_the_sweep_pushes_long_work():
     sweep.forget()
     task = bound_task()
-    hook_event(payload=payload("UserPromptSubmit.print", session_id=CC_ID))
+    hook_event(payload=payload("UserPromptSubmit.print", session_id=AGENT_ID))
     assert sweep.sweep() == []
     age_binding(task, 60)
     Event.objects.filter(task=task).update(created_at=timezone.now() - timedelta(minutes=60))

@@ -21,7 +21,7 @@ from tests.tasks.factories import ACTOR, add_report, make_project, make_task, us
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
+AGENT_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
 
 
 @pytest.fixture(autouse=True)
@@ -31,15 +31,15 @@ def _fresh() -> None:
 
 
 def bound_task(name: str = "alice", **fields: Any) -> Task:
-    """A task bound to session `name`, whose agent linked CC_ID exactly."""
+    """A task bound to session `name`, whose agent linked AGENT_ID exactly."""
     task = make_task(make_project("acme"), title="Checkout", **fields)
     session_services.task_bind_session(task=task, session=name, actor=ACTOR)
-    session_services.session_touch(session=name, hook_session=CC_ID, actor=ACTOR)
+    session_services.session_touch(session=name, hook_session=AGENT_ID, actor=ACTOR)
     return task
 
 
 def hook(name: str, **changes: Any) -> HookResult:
-    return hook_event(payload=payload(name, session_id=CC_ID, **changes))
+    return hook_event(payload=payload(name, session_id=AGENT_ID, **changes))
 
 
 def prompt() -> str:
@@ -139,7 +139,7 @@ def test_a_done_task_a_guessed_link_and_no_task_are_left_alone():
     tool("Edit")
     stop()
     assert "you changed files" not in prompt()
-    Session.objects.filter(cc_session_id=CC_ID).update(cc_exact=False)
+    Session.objects.filter(agent_session_id=AGENT_ID).update(agent_exact=False)
     tool("Edit")
     stop()
     assert "you changed files" not in prompt()
@@ -175,7 +175,7 @@ def test_no_block_when_comment_blocks_used_the_turns_budget(settings, tmp_path):
     bound_task()
     prompt()
     tool("Edit")
-    Session.objects.filter(cc_session_id=CC_ID).update(stop_blocks=2)
+    Session.objects.filter(agent_session_id=AGENT_ID).update(stop_blocks=2)
     assert stop() is None
 
 

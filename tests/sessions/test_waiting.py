@@ -23,7 +23,7 @@ from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
+AGENT_ID = "40f76e57-78f2-4a22-82d2-11206736c928"
 TOKEN = tokens.github()
 
 
@@ -34,7 +34,7 @@ def _fresh() -> None:
 
 
 def hook(name: str, **changes: Any) -> HookResult:
-    return hook_event(payload=payload(name, session_id=CC_ID, **changes))
+    return hook_event(payload=payload(name, session_id=AGENT_ID, **changes))
 
 
 def bash(command: str) -> None:
@@ -46,7 +46,7 @@ def permission() -> None:
 
 
 def session() -> Session:
-    return Session.objects.get(cc_session_id=CC_ID)
+    return Session.objects.get(agent_session_id=AGENT_ID)
 
 
 def state() -> tuple[str, str]:
@@ -115,7 +115,7 @@ def test_an_idle_prompt_waits_for_input():
 def test_the_inbox_lists_waiting_agents_longest_first_with_their_task():
     task = make_task(make_project("acme"), title="Gift cards")
     session_services.task_bind_session(task=task, session="alice", actor=ACTOR)
-    session_services.session_touch(session="alice", hook_session=CC_ID, actor=ACTOR)
+    session_services.session_touch(session="alice", hook_session=AGENT_ID, actor=ACTOR)
     other = "5b0c9a64-3c1e-4e7e-9d4a-0f6a2b1c3d4e"
     hook_event(payload=payload("Notification.permission_prompt.interactive", session_id=other))
     bash("git push origin main")

@@ -35,8 +35,8 @@ class FakeCheck:
         self.state.update(state)
         self.calls: list[str] = []
 
-    async def __call__(self, cc_id: str, wanted: Callable[[], bool]) -> Check:
-        self.calls.append(cc_id)
+    async def __call__(self, agent_id: str, wanted: Callable[[], bool]) -> Check:
+        self.calls.append(agent_id)
         if self.state["gone"]:
             return GONE
         keys = frozenset(self.state["keys"])
@@ -147,8 +147,8 @@ def test_lines_taken_for_a_superseded_wait_go_to_the_newer_one() -> None:
     arrived: they are not lost, the newer wait answers with them."""
     calls: list[str] = []
 
-    async def check(cc_id: str, wanted: Callable[[], bool]) -> Check:
-        calls.append(cc_id)
+    async def check(agent_id: str, wanted: Callable[[], bool]) -> Check:
+        calls.append(agent_id)
         if len(calls) == 1:
             await asyncio.sleep(0.05)  # still in the sync thread when the newer wait comes
             return Check(lines="taken during the switch", keys=frozenset({"acme-1"}))

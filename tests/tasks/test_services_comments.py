@@ -50,9 +50,9 @@ def _fresh_activity_clock() -> Iterator[None]:
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def linked(name: str, cc_id: str) -> Session:
+def linked(name: str, agent_id: str) -> Session:
     """A named session whose agent linked its Claude Code id itself (hook_session)."""
-    return session_services.session_touch(session=name, hook_session=cc_id, actor=name).session
+    return session_services.session_touch(session=name, hook_session=agent_id, actor=name).session
 
 
 def bind(task: Task, name: str) -> None:
@@ -86,21 +86,21 @@ def last_id() -> int:
     return Event.objects.order_by("-id").values_list("id", flat=True).first() or 0
 
 
-def hook(name: str, cc_id: str = ALICE_CC, **changes: Any) -> dict[str, Any] | None:
-    return hook_event(payload=payload(name, session_id=cc_id, **changes)).answer
+def hook(name: str, agent_id: str = ALICE_CC, **changes: Any) -> dict[str, Any] | None:
+    return hook_event(payload=payload(name, session_id=agent_id, **changes)).answer
 
 
 def context(answer: dict[str, Any] | None) -> str:
     return (answer or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
 
 
-def post_tool(cc_id: str = ALICE_CC) -> str:
-    return context(hook("PostToolUse.Bash", cc_id))
+def post_tool(agent_id: str = ALICE_CC) -> str:
+    return context(hook("PostToolUse.Bash", agent_id))
 
 
-def stop(cc_id: str = ALICE_CC, active: bool = False) -> dict[str, Any] | None:
+def stop(agent_id: str = ALICE_CC, active: bool = False) -> dict[str, Any] | None:
     name = "Stop.after_block" if active else "Stop.first"
-    return hook(name, cc_id, stop_hook_active=active)
+    return hook(name, agent_id, stop_hook_active=active)
 
 
 # --- owner comments ------------------------------------------------------------------------------

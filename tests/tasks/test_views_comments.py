@@ -21,7 +21,7 @@ from tests.tasks.factories import ACTOR, make_project, make_task
 
 pytestmark = pytest.mark.django_db
 
-CC_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"
+AGENT_ID = "78a6a9df-545d-4090-8a48-00105ebe22e7"
 XSS = '<script>alert(1)</script> <img src=x onerror="alert(2)">'
 BASE = "/p/acme-shop/t/acme-shop-1/comments"
 
@@ -49,7 +49,7 @@ def web(client):
 def task_of(*, bound: str | None = "alice", exact: bool = True) -> Task:
     task = make_task(make_project("acme-shop"), title="Login with 2FA")
     if bound:
-        hook = CC_ID if exact else None
+        hook = AGENT_ID if exact else None
         session_services.session_touch(session=bound, hook_session=hook, actor=bound)
         session_services.task_bind_session(task=task, session=bound, actor=ACTOR)
     return task
