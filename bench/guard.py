@@ -43,13 +43,15 @@ from environments.guard import (  # noqa: E402
     Identifier,
     StandRules,
     decide,
+    mcp,
     read_call,
+    shell,
     split_segments,
 )
 from policy.catalog import CAPABILITIES  # noqa: E402
 
 CALLS = 2000
-TINY = {"command": "ls"}
+TINY = "ls"
 TARGET_MS = 5.0
 SEED = 14
 SOURCES = (  # capability, source: the five kinds of identifier, in turn
@@ -146,7 +148,7 @@ def main(argv: list[str]) -> None:
     nothing = "".join(c if not c.isdigit() else "x" for c in command)  # names no identifier
     body = json.dumps({"tool_name": "Bash", "tool_input": {"command": command}})
     mcp_input = {"sql": command.replace("; ", "\n"), "host": names[2]}
-    worst = decide("Bash", {"command": command}, environments)
+    worst = decide(shell(command), environments)
     checks = {
         "segments": len(split_segments(worst.command)),
         "bytes read": len(worst.command.encode()),
@@ -155,19 +157,15 @@ def main(argv: list[str]) -> None:
     }
 
     results: dict[str, list[float]] = {
-        "floor: read_call, tiny command": timed(lambda: read_call("Bash", TINY), count),
+        "floor: read_call, tiny command": timed(lambda: read_call(shell(TINY)), count),
         "floor: json.loads of the hook body": timed(lambda: json.loads(body), count),
-        "decide: worst case": timed(
-            lambda: decide("Bash", {"command": command}, environments), count
-        ),
-        "decide: 8 KB naming nothing": timed(
-            lambda: decide("Bash", {"command": nothing}, environments), count
-        ),
+        "decide: worst case": timed(lambda: decide(shell(command), environments), count),
+        "decide: 8 KB naming nothing": timed(lambda: decide(shell(nothing), environments), count),
         "decide: 8 KB MCP input": timed(
-            lambda: decide("mcp__pg__execute", mcp_input, environments), count
+            lambda: decide(mcp("pg", "execute", mcp_input), environments), count
         ),
         "decide: ssh prod uptime": timed(
-            lambda: decide("Bash", {"command": f"ssh {names[1]} uptime"}, environments), count
+            lambda: decide(shell(f"ssh {names[1]} uptime"), environments), count
         ),
         "journal_command: worst case": timed(worst.journal_command, max(50, count // 10)),
     }

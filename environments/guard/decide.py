@@ -1,6 +1,6 @@
 """The guard's decision for one tool call (§7 Guard, PreToolUse).
 
-decide() reads the call (a Bash command, or every string of an MCP tool's input), finds the
+decide() reads the call (a shell command, or every string of an MCP tool's input), finds the
 environments it names, and for each asks: which rules agree with what was named, how
 strict is the level they meet, and what does the environment's guard mode make of that.
 The hook answers with the strongest decision; the journal records every touch of a live
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from environments.guard.commands import Budget, invocations
 from environments.guard.identifiers import (
@@ -47,8 +46,10 @@ from environments.guard.reading import (
     CUT_COMMAND,
     CUT_INPUT,
     MAX_INPUT_NODES,
+    MCP,
     OWN_SERVER,
     READ_LIMIT,
+    Call,
     CallText,
     read_call,
 )
@@ -112,8 +113,7 @@ class Verdict:
 
 
 def decide(
-    tool_name: str,
-    tool_input: Mapping[str, Any],
+    call: Call,
     stands: Sequence[StandRules],
     *,
     own_server: str = OWN_SERVER,
@@ -124,7 +124,7 @@ def decide(
     read_call returned for this call (the hook reads it first to know whether to load the
     stands at all), so it is read once; a plain str is read again."""
     if not isinstance(text, CallText):
-        text = read_call(tool_name, tool_input, own_server=own_server)
+        text = read_call(call, own_server=own_server)
     if text is None:
         return Verdict((), "allow", "", "")
     read, journal = str(text), text.journal
@@ -134,11 +134,11 @@ def decide(
     mentioned = unquoted(text.whole.lower()) if text.cut else plain  # what the call names
     if not any(mentions_any(mentioned, usable) for _, usable in active):
         return Verdict((), "allow", "", read, journal)  # no environment's name occurs
-    call = _Reading(tool_name, read, low)
-    unread = call.unread or text.cut
+    reading = _Reading(call.tool if call.kind == MCP else None, read, low)
+    unread = reading.unread or text.cut
     touches = []
     for stand, usable in active:
-        touch = _touch(stand, usable, call)
+        touch = _touch(stand, usable, reading)
         if unread:
             touch = _failed_closed(touch, stand, usable, mentioned, unread)
         if touch is not None:
@@ -154,8 +154,8 @@ class _Reading:
     """One call read once for every environment: its segments, the commands they run, the
     names they mention; the rules it matches, found only when an environment is touched."""
 
-    def __init__(self, tool_name: str, text: str, low: str) -> None:
-        self.mcp_tool = tool_name if tool_name.startswith("mcp__") else None
+    def __init__(self, mcp_tool: str | None, text: str, low: str) -> None:
+        self.mcp_tool = mcp_tool  # an MCP call's tool name; None for a shell command
         self.segments, complete = read_segments(text)
         budget = Budget()
         self.calls = [call for s in self.segments for call in invocations(s, budget)]

@@ -1,7 +1,7 @@
 """What the guard reads of a tool call, and what the journal keeps of it (§7 Guard, Journal of
 actions on live).
 
-A Bash call is read as its command; an MCP tool's input (mcp__<server>__<tool>) as every
+A shell call is read as its command; an MCP tool's input as every
 string value in it, depth first, joined by newlines. Only the first 8 KB are read, and of
 an MCP input at most MAX_INPUT_NODES values. Keys are not read: `{"prod-alias": "x"}` names
 nothing, and a key is no place a host is expected.
@@ -21,6 +21,7 @@ the input, which the hook caps before the guard sees it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from environments.secret_spots import points_elsewhere
@@ -52,27 +53,48 @@ class CallText(str):
         return self
 
 
-def read_call(
-    tool_name: str, tool_input: Mapping[str, Any], *, own_server: str = OWN_SERVER
-) -> CallText | None:
-    """The text the guard reads from a tool call: a Bash call's command, or every string in
-    an MCP tool's input (mcp__<server>__<tool>) joined by newlines, cut to its first 8 KB.
-    None for relaybay's own MCP tools (its server, or `own_server` when registered under
-    another name) and for every other tool."""
-    if not isinstance(tool_name, str) or not isinstance(tool_input, Mapping):
-        return None
-    if tool_name == "Bash":
-        command = tool_input.get("command")
-        if not isinstance(command, str):
+SHELL = "shell"  # a shell command
+MCP = "mcp"  # an MCP server's tool and its input
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call as the guard reads it, whatever agent CLI made it: a shell command, or
+    an MCP server's tool with its input. Each agent's tool table says which of its tools is
+    which (the guard never reads an agent's own tool names)."""
+
+    kind: str  # SHELL or MCP; anything else is not read
+    command: str = ""  # SHELL
+    server: str = ""  # MCP: the server as the agent's settings name it
+    tool: str = ""  # MCP: the tool's own name
+    input: Mapping[str, Any] = field(default_factory=dict)  # MCP: its arguments
+
+
+def shell(command: str) -> Call:
+    """A shell command as the guard reads it."""
+    return Call(SHELL, command=command)
+
+
+def mcp(server: str, tool: str, tool_input: Mapping[str, Any]) -> Call:
+    """An MCP tool call as the guard reads it."""
+    return Call(MCP, server=server, tool=tool, input=tool_input)
+
+
+def read_call(call: Call, *, own_server: str = OWN_SERVER) -> CallText | None:
+    """The text the guard reads from a tool call: a shell call's command, or every string in
+    an MCP tool's input joined by newlines, cut to its first 8 KB. None for relaybay's own
+    MCP tools (its server, or `own_server` when registered under another name) and for
+    every other kind of call."""
+    if call.kind == SHELL:
+        if not isinstance(call.command, str):
             return None
-        text = first_8kb(command)
-        cut = CUT_COMMAND if len(text) < len(command) else ""
-        return CallText(text, cut=cut, whole=command)
-    if tool_name.startswith("mcp__"):
-        server = tool_name[len("mcp__") :].split("__", 1)[0]
-        if server in (OWN_SERVER, own_server):
+        text = first_8kb(call.command)
+        cut = CUT_COMMAND if len(text) < len(call.command) else ""
+        return CallText(text, cut=cut, whole=call.command)
+    if call.kind == MCP and isinstance(call.input, Mapping):
+        if call.server in (OWN_SERVER, own_server):
             return None
-        return _read_input(tool_input)
+        return _read_input(call.input)
     return None
 
 

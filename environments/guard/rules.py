@@ -228,9 +228,8 @@ def _terraform_change(call: Invocation) -> bool:
 
 
 def _tool_name_changes(tool_name: str, segments: Sequence[str]) -> bool:
-    """The tool's own name (after mcp__<server>__) has a word that changes something."""
-    tool = tool_name.split("__", 2)[-1]
-    return any(word.lower() in _MCP_CHANGE_WORDS for word in _TOOL_WORD.findall(tool))
+    """The MCP tool's own name has a word that changes something."""
+    return any(word.lower() in _MCP_CHANGE_WORDS for word in _TOOL_WORD.findall(tool_name))
 
 
 # --- the table ------------------------------------------------------------------------------
@@ -275,7 +274,7 @@ def builtin_matches(
     calls: Sequence[Invocation], segments: Sequence[str], mcp_tool: str | None
 ) -> tuple[Rule, ...]:
     """The built-in rules the call matches, in table order (guard.disable is the caller's).
-    mcp_tool: the tool's name for an MCP call, None for Bash."""
+    mcp_tool: the tool's name for an MCP call, None for a shell command."""
     by_name: dict[str, list[Invocation]] = {}
     for call in calls:
         by_name.setdefault(call.name, []).append(call)

@@ -21,8 +21,6 @@ goes on (§7).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
 from core.memo import Memo
 from environments import guard
@@ -47,11 +45,11 @@ _cwd_projects: Memo[tuple[str, str], tuple[Project, ...]] = Memo(1_000)
 
 
 def guard_call(call: HookCall, answer: HookAnswer) -> None:
-    engine = engine_call(call.event.tool)
-    if engine is None:
+    tool = call.event.tool
+    engine = engine_call(tool)
+    if tool is None or engine is None:
         return
-    name, given = engine
-    text = guard.read_call(name, given)
+    text = guard.read_call(engine)
     if text is None:  # relaybay's own tools, and nothing to read
         return
     projects, tasks = _scope(call)
@@ -65,23 +63,23 @@ def guard_call(call: HookCall, answer: HookAnswer) -> None:
     }
     if not stands:
         return
-    verdict = guard.decide(name, given, [rules for _, rules in stands.values()], text=text)
+    verdict = guard.decide(engine, [rules for _, rules in stands.values()], text=text)
     _answer(verdict, answer)  # decided: nothing after this can take the decision back
     try:
-        _journal(call, verdict, stands, tasks, call.event.tool.name if call.event.tool else name)
+        _journal(call, verdict, stands, tasks, tool.name)
     except Exception:
-        log.exception("the guard's journal entry of a %s call failed", name)
+        log.exception("the guard's journal entry of a %s call failed", tool.name)
 
 
-def engine_call(tool: Tool | None) -> tuple[str, Mapping[str, Any]] | None:
-    """The call as the guard's engine reads it (environments.guard: a Bash command, or an
-    mcp__<server>__<tool> input); None for a tool it does not read."""
+def engine_call(tool: Tool | None) -> guard.Call | None:
+    """The neutral tool as the guard's engine reads it (a shell command, or an MCP server's
+    tool and its input); None for a tool it does not read."""
     if tool is None:
         return None
     if tool.kind == ev.SHELL:
-        return "Bash", {"command": tool.command}
+        return guard.shell(tool.command)
     if tool.kind == ev.MCP:
-        return f"mcp__{tool.mcp_server}__{tool.mcp_tool}", tool.input
+        return guard.mcp(tool.mcp_server, tool.mcp_tool, tool.input)
     return None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from environments.guard import Identifier, StandRules, Verdict, decide
+from environments.guard import Call, Identifier, StandRules, Verdict, decide, mcp, shell
 from environments.guard.identifiers import identifiers_of
 from policy.catalog import CAPABILITIES
 
@@ -45,5 +45,17 @@ def other(name: str, identifiers: tuple[Identifier, ...], **values: Any) -> Stan
 
 
 def bash(command: str, *stands: StandRules) -> Verdict:
-    """The guard's decision on a Bash call among `stands`."""
-    return decide("Bash", {"command": command}, list(stands))
+    """The guard's decision on a shell call among `stands`."""
+    return decide(shell(command), list(stands))
+
+
+def as_call(tool_name: str, tool_input: Any) -> Call:
+    """A call as the tests name it, Claude Code's way ("Bash", "mcp__<server>__<tool>"), as
+    the neutral Call an agent's tool table makes of it; any other name is no shell or MCP."""
+    if tool_name == "Bash":
+        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        return shell(command) if isinstance(command, str) else Call("other")
+    if isinstance(tool_name, str) and tool_name.startswith("mcp__"):
+        server, _, tool = tool_name[len("mcp__") :].partition("__")
+        return mcp(server, tool, tool_input)
+    return Call("other")

@@ -26,7 +26,7 @@ from policy import selectors as policy_selectors
 from policy import services as policy_services
 from policy.catalog import GUARD_RULES
 from tests.environments.factories import OWNER
-from tests.environments.guard.stands import bash, levels, live, other
+from tests.environments.guard.stands import as_call, bash, levels, live, other
 from tests.tasks.factories import make_project
 
 READ_ONLY = (
@@ -158,7 +158,8 @@ def test_the_base_url_host_takes_any_rule_at_the_strictest_of_their_levels() -> 
     assert (verdict.touches[0].rule, verdict.touches[0].level) == ("ssh-remote-change", "full")
     assert verdict.decision == "allow"  # ssh and deploy are full: the strictest is still full
     sql = decide(
-        "mcp__pg__query", {"sql": "delete from t", "url": "https://acme-shop.example"}, [stand]
+        as_call("mcp__pg__query", {"sql": "delete from t", "url": "https://acme-shop.example"}),
+        [stand],
     )
     assert (sql.decision, sql.touches[0].rule, sql.touches[0].level) == (
         "deny",
@@ -182,7 +183,7 @@ def test_a_rule_counts_only_where_its_capability_agrees() -> None:
 
 def test_an_mcp_tool_name_counts_at_the_level_of_what_it_names() -> None:
     stand = live("block", levels=levels("full", kubectl="read"))
-    verdict = decide("mcp__k8s__restart_deployment", {"context": "prod-ctx"}, [stand])
+    verdict = decide(as_call("mcp__k8s__restart_deployment", {"context": "prod-ctx"}), [stand])
     assert (verdict.decision, verdict.touches[0].level) == ("deny", "read")
     assert "this looks like a MCP tool by name (matched 'prod-ctx')" in verdict.reason
 
@@ -296,20 +297,20 @@ def test_hostile_8_kb_inputs_cost_little(text: str) -> None:
 
 
 def test_read_call_reads_bash_commands_and_every_string_of_an_mcp_input() -> None:
-    assert read_call("Bash", {"command": "ls -la", "description": "list"}) == "ls -la"
-    assert read_call("Bash", {"command": 3}) is None
+    assert read_call(as_call("Bash", {"command": "ls -la", "description": "list"})) == "ls -la"
+    assert read_call(as_call("Bash", {"command": 3})) is None
     tool_input = {"a": "one", "b": [2, "two", {"c": "three", "d": None}], "e": True}
-    assert read_call("mcp__pg__query", tool_input) == "one\ntwo\nthree"
-    assert read_call("mcp__relaybay__task_get", {"key": "x"}) is None
-    assert read_call("mcp__rb__task_get", {"key": "x"}, own_server="rb") is None
-    assert read_call("mcp__rb__task_get", {"key": "x"}) == "x"
+    assert read_call(as_call("mcp__pg__query", tool_input)) == "one\ntwo\nthree"
+    assert read_call(as_call("mcp__relaybay__task_get", {"key": "x"})) is None
+    assert read_call(as_call("mcp__rb__task_get", {"key": "x"}), own_server="rb") is None
+    assert read_call(as_call("mcp__rb__task_get", {"key": "x"})) == "x"
     for tool in ("Read", "Write", "Edit", "WebFetch", "Task"):
-        assert read_call(tool, {"command": "ssh prod-alias sudo reboot"}) is None
+        assert read_call(as_call(tool, {"command": "ssh prod-alias sudo reboot"})) is None
 
 
 def test_only_the_first_8_kb_are_read_never_half_a_character() -> None:
-    assert len(read_call("Bash", {"command": "a" * 9000})) == 8192
-    text = read_call("Bash", {"command": "é" * 5000})  # two bytes each
+    assert len(read_call(as_call("Bash", {"command": "a" * 9000}))) == 8192
+    text = read_call(as_call("Bash", {"command": "é" * 5000}))  # two bytes each
     assert text == "é" * 4096
     late = "ls " * 2800 + "; ssh prod-alias sudo reboot"  # past 8 KB: fails closed
     assert bash(late, live("block")).decision == "ask"  # (test_guard_input.py)
@@ -320,7 +321,7 @@ def test_deep_and_wide_mcp_inputs_are_read_without_recursion() -> None:
     deep: object = "ssh prod-alias sudo reboot"
     for _ in range(5000):
         deep = [deep]
-    assert read_call("mcp__x__y", {"a": deep}) == "ssh prod-alias sudo reboot"
+    assert read_call(as_call("mcp__x__y", {"a": deep})) == "ssh prod-alias sudo reboot"
 
 
 def test_the_journal_command_is_collapsed_masked_and_cut() -> None:

@@ -16,7 +16,7 @@ from environments.guard.reading import MAX_INPUT_NODES, READ_LIMIT
 from sessions.hooks.claude_code import hook_event
 from tasks.models import Event
 from tests.environments.factories import live_stand
-from tests.environments.guard.stands import bash, live
+from tests.environments.guard.stands import as_call, bash, live
 from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import make_project
 
@@ -24,7 +24,7 @@ PASSWORD = "Hunter2-correct-horse"
 
 
 def mcp(tool_input: dict[str, Any], *stands: Any, tool: str = "mcp__pg__query") -> Verdict:
-    return decide(tool, tool_input, list(stands))
+    return decide(as_call(tool, tool_input), list(stands))
 
 
 # --- the journal reads key: value -------------------------------------------------------------
@@ -78,7 +78,9 @@ def test_a_reference_under_a_secret_key_stays_visible() -> None:
 def test_keys_do_not_change_what_the_guard_matches() -> None:
     """A key is no value: `{"prod-alias": "uptime"}` names nothing, and a key named like a
     host is not where a host is expected."""
-    assert read_call("mcp__x__y", {"password": PASSWORD, "db": "shop"}) == f"{PASSWORD}\nshop"
+    assert (
+        read_call(as_call("mcp__x__y", {"password": PASSWORD, "db": "shop"})) == f"{PASSWORD}\nshop"
+    )
     assert mcp({"prod-alias": "uptime", "app": "x"}, live("block")).touches == ()
     named = mcp({"context": "prod-ctx", "delete_from": "pods"}, live("block"))
     assert [(t.identifier, t.rule) for t in named.touches] == [("prod-ctx", "")]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from environments.guard import decide, shell_words, split_segments
 from environments.guard.shell import MAX_SEGMENTS, SPACE
-from tests.environments.guard.stands import live
+from tests.environments.guard.stands import as_call, live
 
 SEPARATORS = set("|;&\n")
 QUOTING = set("'\"\\")
@@ -90,7 +90,7 @@ def test_shell_words_keeps_every_character_but_quotes_space_and_backslashes(text
 @given(TOOLS, TEXT, JSON)
 def test_decide_never_raises_on_any_tool_call(tool: str, command: str, extra: object) -> None:
     for tool_input in ({"command": command, "extra": extra}, {"input": extra}, {"q": command}):
-        verdict = decide(tool, tool_input, STANDS)
+        verdict = decide(as_call(tool, tool_input), STANDS)
         assert verdict.decision in ("allow", "log", "warn", "ask", "deny")
         assert len({t.environment for t in verdict.touches}) == len(verdict.touches)
         json.dumps([verdict.command, verdict.reason])  # plain text, ready for the hook answer

@@ -18,7 +18,7 @@ import pytest
 
 from environments.guard import decide
 from policy.catalog import GUARD_MODES, LEVELS
-from tests.environments.guard.stands import live
+from tests.environments.guard.stands import as_call, live
 
 # §7 Decisions per touched environment, written out: (level, a rule matched) → mode → decision.
 DECISIONS = {
@@ -415,7 +415,7 @@ def test_the_table_holds_at_least_150_commands() -> None:
 def test_each_command_is_decided_per_mode_and_level(row: Row) -> None:
     for mode in GUARD_MODES:
         for level in LEVELS:
-            verdict = decide(row.tool, row.tool_input, [live(mode, level)])
+            verdict = decide(as_call(row.tool, row.tool_input), [live(mode, level)])
             if mode == "off" or not row.named:
                 assert (verdict.touches, verdict.decision) == ((), "allow"), (mode, level)
                 continue
