@@ -114,11 +114,15 @@ def render() -> str:
         "`message.usage` (input, output, cache write, cache read, thinking); a response "
         "written as several lines shares its id and is counted once. `cost-state` lines "
         "carry Claude Code's own total per process: shown beside relaybay's figure for the "
-        "same session (they should agree).",
-        "- **Codex**: `event_msg` lines of type `token_count` carry `info.last_token_usage` "
-        "(this response) and the session's running total, which keys the response; the "
-        "model is the one its turn's `turn_context` names. Codex counts cached input inside "
-        "`input_tokens`: relaybay counts it once, as cache read.",
+        "same session (they should agree). A line Claude Code writes itself (`message.model` "
+        "`<synthetic>`, e.g. after an API error, with no tokens) is no model's response and "
+        "is skipped.",
+        "- **Codex**: `token_usage_record` lines carry `usage` (this response) and the "
+        "session's running total, which keys the response; the model is the one its turn's "
+        "`turn_context` names. A response is dated by that line, written as the response "
+        "came — its `token_count` line (the same counts) comes only after the tool it called "
+        "has run, and is read only where a response has no record. Codex counts cached input "
+        "inside `input_tokens`: relaybay counts it once, as cache read.",
         "",
         "Each response goes to the task or tasks bound to its session **at the response's "
         "time** (a rebind in the middle of a turn splits the turn where it happened); a "

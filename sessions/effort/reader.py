@@ -31,7 +31,7 @@ STEP_BYTES = 1_000_000
 LINE_MAX = 64_000_000  # a line longer than this is given up (its tail then fails to parse)
 _WORDS = {
     CLAUDE: (b"assistant", b"cost-state"),
-    "codex": (b"token_count", b"turn_context"),
+    "codex": (b"token_count", b"token_usage_record", b"turn_context"),
 }
 
 Opener = Callable[[str], BinaryIO]
@@ -101,6 +101,9 @@ def read_step(
 
 def _read_lines(agent: str, data: memoryview, step: Step, model: str) -> str:
     words = _WORDS.get(agent, ())
+    # A Codex response's second line adds nothing: it is counted at its first line's time
+    # (transcripts.py). Across steps the service's dedupe keeps the first the same way.
+    keys: set[int] = set()
     for raw in bytes(data).split(b"\n"):
         if not raw or not any(word in raw for word in words):
             continue
@@ -120,6 +123,7 @@ def _read_lines(agent: str, data: memoryview, step: Step, model: str) -> str:
         named = codex_model(line)
         if named is not None:
             model = named
-        elif (response := codex_line(line, model)) is not None:
+        elif (response := codex_line(line, model)) is not None and response.key not in keys:
+            keys.add(response.key)
             step.responses.append(response)
     return model

@@ -7,10 +7,17 @@ numbers are not numbers.
 
 Claude Code: `assistant` lines carry message.id (a response written as several lines
 shares it; it is counted once), message.model and message.usage; `cost-state` lines carry
-Claude Code's own total for the process so far. Codex: `turn_context` names the model of
-the turn; `event_msg` lines of type `token_count` carry `info.last_token_usage` (this
-response) and `info.total_token_usage` (the session so far, which grows with every
-response: it keys the response, so a repeated token_count line counts once).
+Claude Code's own total for the process so far. An assistant line Claude Code writes itself
+(model "<synthetic>", e.g. after an API error, with zero usage) is no model's response: it
+is skipped, else it would be a response of an unpriced model and make the cost unknown.
+
+Codex: `turn_context` names the model of the turn. Each response has two lines with its
+counts: a `token_usage_record` (`usage`, `thread_token_usage`), written as the response
+came, and an `event_msg` of type `token_count` (`info.last_token_usage`,
+`info.total_token_usage`), written only after the tool the response called has run — a
+response that called task_bind_session would be dated after its binding. Both key the
+response by the session's running total, so it counts once, at the time of whichever line
+is read first: the record, in the files Codex writes; a token_count where there is none.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ CLAUDE = "claude-code"
 CODEX = "codex"
 _MODEL = regex.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+/\-\[\]]{0,99}")
 UNKNOWN_MODEL = "unknown"
+SYNTHETIC = "<synthetic>"  # Claude Code's model name of the lines it writes itself
 _MAX_TOKENS = 10**12  # more than any response: a number past it is not a count
 
 
@@ -91,6 +99,8 @@ def claude_line(line: dict[str, Any]) -> Response | ProcessTotal | None:
     kind = line.get("type")
     if kind == "assistant":
         message = _dict(line.get("message"))
+        if message.get("model") == SYNTHETIC or line.get("isApiErrorMessage") is True:
+            return None  # Claude Code's own line, not a model's response
         usage = _dict(message.get("usage"))
         response_id, at = message.get("id"), timestamp(line.get("timestamp"))
         if not usage or not isinstance(response_id, str) or not response_id or at is None:
@@ -124,12 +134,16 @@ def codex_model(line: dict[str, Any]) -> str | None:
 
 
 def codex_line(line: dict[str, Any], model: str) -> Response | None:
-    """A Codex `token_count` line's response, priced as `model` (the turn's)."""
-    payload = _dict(line.get("payload"))
-    if line.get("type") != "event_msg" or payload.get("type") != "token_count":
+    """A Codex response from its `token_usage_record` or `token_count` line, priced as
+    `model` (the turn's); None for other lines."""
+    kind, payload = line.get("type"), _dict(line.get("payload"))
+    if kind == "token_usage_record":
+        last, total = _dict(payload.get("usage")), _dict(payload.get("thread_token_usage"))
+    elif kind == "event_msg" and payload.get("type") == "token_count":
+        info = _dict(payload.get("info"))
+        last, total = _dict(info.get("last_token_usage")), _dict(info.get("total_token_usage"))
+    else:
         return None
-    info = _dict(payload.get("info"))
-    last, total = _dict(info.get("last_token_usage")), _dict(info.get("total_token_usage"))
     at = timestamp(line.get("timestamp"))
     running = count(total.get("total_tokens"))
     if not last or at is None or not running:

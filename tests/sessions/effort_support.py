@@ -44,6 +44,22 @@ def claude_session(name: str, roots: Roots, *, cwd: str = "/home/dev/acme-shop")
     return session
 
 
+def codex_session(name: str, roots: Roots, rollout: Path) -> Session:
+    """The named session `name` linked to a Codex thread whose rollout is a copy of the
+    captured `rollout` under the Codex home, named as its hooks name it (the hook room's
+    part is tested with the adapters: here only the counting is)."""
+    thread = str(uuid.uuid4())
+    services.session_touch(session=name, hook_session=thread, actor="tester")
+    folder = Path(roots.codex) / "sessions" / "2026" / "12" / "05"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"rollout-2026-12-05T21-58-54-{thread}.jsonl"
+    path.write_bytes(rollout.read_bytes())
+    Session.objects.filter(name=name).update(agent="codex", transcript_path=str(path))
+    session = Session.objects.get(name=name)
+    assert session.agent_session_id == thread
+    return session
+
+
 def assistant(
     message_id: str,
     at: datetime,
@@ -72,6 +88,34 @@ def assistant(
             },
         },
     }
+
+
+CAPTURED = (
+    Path(__file__).resolve().parent.parent
+    / "fixtures"
+    / "claude-code-2.1.332"
+    / "transcripts"
+    / "print-mode-mcp-calls.jsonl"
+)
+
+
+def captured_assistant(nth: int, at: datetime) -> dict[str, Any]:
+    """The `nth` assistant line Claude Code 2.1.332 really wrote (a model's response), as
+    written but for its `timestamp`, moved to `at`."""
+    lines = [json.loads(raw) for raw in CAPTURED.read_text().splitlines()]
+    line = [x for x in lines if x.get("type") == "assistant"][nth]
+    return {**line, "timestamp": at.isoformat().replace("+00:00", "Z")}
+
+
+def api_error(line: dict[str, Any]) -> dict[str, Any]:
+    """What Claude Code writes itself after an HTTP error, made from a real assistant line
+    with only the fields that tell it apart changed: `message.model` "<synthetic>",
+    `isApiErrorMessage` true and every usage count 0 (its id stays the line's own)."""
+    message = dict(line["message"])
+    usage = {k: 0 if isinstance(v, int) else v for k, v in message["usage"].items()}
+    usage["output_tokens_details"] = {"thinking_tokens": 0}
+    message.update(model="<synthetic>", usage=usage)
+    return {**line, "message": message, "isApiErrorMessage": True}
 
 
 def say(session: Session, *lines: dict[str, Any] | str) -> None:

@@ -12,10 +12,18 @@ import pytest
 from core.config import load_config
 from sessions.effort import figures, words
 from sessions.effort.paths import Roots
-from sessions.models import TaskEffort
+from sessions.models import TaskEffort, TokenUsage
 from tasks import services as task_services
 from tasks.extensions import project_lines, task_sections
-from tests.sessions.effort_support import assistant, bind, claude_session, counted, say
+from tests.sessions.effort_support import (
+    api_error,
+    assistant,
+    bind,
+    captured_assistant,
+    claude_session,
+    counted,
+    say,
+)
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +77,27 @@ def test_a_model_without_a_price_shows_its_tokens_and_cost_unknown(roots: Roots)
     assert words.cost(found.cost, found.tokens) == (
         "$0.0008 + cost unknown (mystery-9 has no price)"
     )
+
+
+def test_an_api_error_line_leaves_the_cost_known_and_the_responses_as_they_were(
+    roots: Roots,
+) -> None:
+    """After an HTTP error Claude Code writes an assistant line of its own: built here from
+    a real captured line (tests/fixtures/claude-code-2.1.332) with only `message.model`
+    ("<synthetic>"), `isApiErrorMessage` and the usage (all 0) changed. No model wrote it."""
+    task = make_task(make_project("acme"))
+    alice = claude_session("alice", roots)
+    bind(task, alice)
+    t = alice.bindings.get().bound_at + timedelta(seconds=1)
+    say(alice, captured_assistant(0, t), api_error(captured_assistant(1, t)))
+    counted(alice, roots)
+
+    found = figures.effort(task)
+
+    assert (found.tokens.responses, found.tokens.total) == (1, 120)
+    assert found.cost.known
+    assert words.cost(found.cost, found.tokens) == "$0.0008"
+    assert set(TokenUsage.objects.values_list("model", flat=True)) == {"claude-opus-5-5"}
 
 
 def test_config_prices_are_laid_over_the_defaults(roots: Roots, settings, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ reading stands survives a restart; a path that is not the agent's own is never o
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,10 +14,19 @@ from sessions.effort.paths import Roots
 from sessions.effort.reader import open_plain
 from sessions.models import ProcessCost, TaskBinding, TokenUsage, TranscriptCursor
 from sessions.services import effort
-from tests.sessions.effort_support import assistant, bind, claude_session, say
+from tests.sessions.effort_support import assistant, bind, claude_session, codex_session, say
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db
+ROLLOUT = (
+    Path(__file__).resolve().parents[1]
+    / "fixtures"
+    / "codex-0.169.0"
+    / "transcripts"
+    / "rollout.exec-and-resume.jsonl"
+)
+RAN_LS = datetime(2026, 12, 5, 21, 58, 55, 100_000, tzinfo=UTC)  # the 1st response's call
+RAN_MCP = datetime(2026, 12, 5, 21, 58, 55, 223_000, tzinfo=UTC)  # the 3rd response's call
 
 
 def read(session, roots: Roots, **kw) -> effort.ReadResult:
@@ -95,6 +104,29 @@ def test_a_rebind_mid_turn_sends_each_response_to_the_task_bound_at_its_time(
 
     assert usage(first)["responses"] == 2
     assert usage(second)["responses"] == 1
+
+
+@pytest.mark.parametrize(
+    ("bound", "unbound", "on_task"),
+    [
+        (RAN_LS, None, 4),  # the 1st response's call bound it: the 2nd to the 5th
+        (RAN_LS - timedelta(seconds=1), RAN_MCP, 3),  # the 3rd's call unbound it: 1st to 3rd
+    ],
+)
+def test_the_codex_response_that_binds_or_unbinds_a_task_is_counted_where_it_was_made(
+    roots: Roots, bound: datetime, unbound: datetime | None, on_task: int
+) -> None:
+    """The real rollout, its tool calls standing for task_bind_session and
+    task_unbind_session: Codex writes a response's token_count after its call ran."""
+    task = make_task(make_project("acme"))
+    worker = codex_session("codex-worker", roots, ROLLOUT)
+    bind(task, worker)
+    TaskBinding.objects.filter(task=task).update(bound_at=bound, unbound_at=unbound)
+
+    read(worker, roots)
+
+    assert usage(task)["responses"] == on_task
+    assert usage(task__isnull=True)["responses"] == 5 - on_task
 
 
 def test_two_sessions_on_one_task_both_count(roots: Roots) -> None:

@@ -6,13 +6,22 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from core import prices
 from sessions.effort.reader import Cursor, read_step
-from sessions.effort.transcripts import CLAUDE, CODEX, UNKNOWN_MODEL, model_name
+from sessions.effort.transcripts import (
+    CLAUDE,
+    CODEX,
+    UNKNOWN_MODEL,
+    claude_line,
+    model_name,
+    timestamp,
+)
+from tests.sessions.effort_support import api_error, captured_assistant
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CC = FIXTURES / "claude-code-2.1.332" / "transcripts"
@@ -91,6 +100,27 @@ def test_the_codex_rollout_comes_to_its_running_total_across_exec_resume() -> No
     assert totals == []  # Codex writes no cost of its own
 
 
+def test_a_codex_response_is_dated_by_its_own_record_before_its_tool_call_ran() -> None:
+    """Codex writes a response's `token_count` only after the tool it called ran, so a
+    response that bound or unbound a task would be dated on the wrong side of it; the
+    `token_usage_record` line written as the response came carries its own time."""
+    lines = [
+        json.loads(raw) for raw in (CX / "rollout.exec-and-resume.jsonl").read_text().splitlines()
+    ]
+    records = [timestamp(x["timestamp"]) for x in lines if x["type"] == "token_usage_record"]
+    ran = [  # when the tool calls of the first and the third response started
+        datetime.fromtimestamp(x["payload"]["started_at_ms"] / 1000, UTC)
+        for x in lines
+        if x["payload"].get("type") == "item_completed"
+        and x["payload"]["item"]["type"] in ("CommandExecution", "McpToolCall")
+    ]
+
+    found = read_all(CODEX, CX / "rollout.exec-and-resume.jsonl")[0]
+
+    assert [r.at for r in found] == records
+    assert found[0].at < ran[0] < found[1].at < found[2].at < ran[1] < found[3].at
+
+
 def test_codex_cached_input_is_counted_as_cache_read_not_twice(tmp_path: Path) -> None:
     rollout = tmp_path / "r.jsonl"
     write(rollout, [codex_turn("gpt-5.5"), codex_count(1000, 1000, cached=600, reasoning=30)])
@@ -99,6 +129,21 @@ def test_codex_cached_input_is_counted_as_cache_read_not_twice(tmp_path: Path) -
 
     assert (response.input, response.cache_read, response.output) == (400, 600, 50)
     assert response.reasoning == 30
+
+
+def test_a_line_claude_code_writes_itself_after_an_api_error_is_no_response(
+    tmp_path: Path,
+) -> None:
+    """The error line is built from a real captured assistant line (tests/fixtures/
+    claude-code-2.1.332) with only its model, isApiErrorMessage and usage changed."""
+    at = datetime(2026, 12, 5, 21, 29, 41, tzinfo=UTC)
+    real, error = captured_assistant(0, at), api_error(captured_assistant(1, at))
+    path = tmp_path / "t.jsonl"
+    write(path, [real, error])
+
+    assert claude_line(error) is None
+    [response] = read_all(CLAUDE, path)[0]
+    assert (response.model, response.input, response.output) == ("claude-opus-5-5", 100, 20)
 
 
 # --- a generated corpus ---------------------------------------------------------------------
