@@ -9,15 +9,43 @@ builds its SQL text once and its instances with `Model.from_db`, exactly as a qu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import cache
-from typing import Any
+from collections.abc import Callable, Sequence
+from functools import cache, lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 from django.db import connections
 from django.db.models import Model
 from django.db.models.base import ModelState
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
+
+
+class Statement(NamedTuple):
+    """One hand-written statement of an app's ledger (its sql.py, docs/architecture.md §6):
+    the next reader finds every statement, what its rows hold and the test that holds it
+    equal to its ORM twin (or to a golden result) in one place."""
+
+    text: str
+    # What a row holds: a NamedTuple of its values, a model (or a tuple of models and plain
+    # types, in column order) whose columns it selects; None for a statement without rows.
+    row: Any
+    twin: str  # "tests/<file>.py::<test>": the test that holds the statement to its twin
+
+
+Shaped = TypeVar("Shaped", bound=Callable[..., str])
+
+
+def shape(row: Any, twin: str, kept: int | None = None) -> Callable[[Shaped], Shaped]:
+    """A statement whose text depends on its call's shape (a filter given or not, a model):
+    its text is built once per shape (functools' cache; the `kept` latest shapes when they
+    are many), and it carries the `row` and `twin` of a `Statement` for the ledger's test."""
+
+    def wrap(build: Shaped) -> Shaped:
+        cached: Any = cache(build) if kept is None else lru_cache(kept)(build)
+        cached.row, cached.twin = row, twin
+        return cached  # type: ignore[no-any-return]
+
+    return wrap
 
 
 class ModelColumns:

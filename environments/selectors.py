@@ -14,6 +14,7 @@ from django.db.models.functions import Cast
 
 from core.memo import Memo
 from core.rows import columns, fetch_all, has_rows, rows_where
+from environments import sql
 from environments.levels import Level, Stand, resolve_all
 from environments.models import PENDING, Environment, EnvironmentAccess, EnvironmentProposal
 from policy import selectors as policy_selectors
@@ -45,14 +46,6 @@ class StandsMap:
 
 
 _ACCESS = columns(EnvironmentAccess, "a")
-# The access entries of a project's environments in map order, what
-# `EnvironmentAccess.objects.filter(environment__in=…).order_by(…)` asked, written once: the
-# guard reads them on every PreToolUse and project_snapshot on every call (issues 18, 33).
-_ENTRIES_SQL = (
-    f"SELECT {_ACCESS.select} FROM {_ACCESS.table} "  # noqa: S608
-    f'INNER JOIN "{Environment._meta.db_table}" e ON e."id" = a."environment_id" '
-    'WHERE e."project_id" = %s ORDER BY a."environment_id", a."position", a."id"'
-)
 
 
 def has_stands(project: Project) -> bool:
@@ -69,7 +62,7 @@ def stands_map(project: Project) -> StandsMap:
     environments = rows_where(Environment, "project", project.pk, ("position", "id"))
     entries: dict[int, list[EnvironmentAccess]] = {}
     if environments:
-        for row in fetch_all(_ENTRIES_SQL, [project.pk]):
+        for row in fetch_all(sql.ACCESS_ENTRIES.text, [project.pk]):
             entry = _ACCESS.build(row)
             entries.setdefault(entry.environment_id, []).append(entry)
     for env in environments:

@@ -27,35 +27,22 @@ from typing import Any
 
 from django.db import OperationalError, connection, transaction
 
-from memory import search_text
+from memory import search_text, sql
 from tasks.models import Comment, Decision, Event, Report
 
 log = logging.getLogger("relaybay.memory")
 
-TABLE = "search_index"
+TABLE = sql.TABLE
 KINDS = ("document", "decision", "memory", "report", "comment")
 SUPERSEDED = 1 << 48  # the rowid bit of a superseded item (_rowid)
 SEARCH_MAX = 50
-_COLUMNS = "kind, ref, project, state, scope, title, body, stems"
+_COLUMNS = sql.COLUMNS
 
 # search_text's weights with this table's filter columns `state` and `scope` (weight 0:
 # they never rank) after project.
 BM25_WEIGHTS = (*search_text.BM25_WEIGHTS[:3], 0.0, 0.0, *search_text.BM25_WEIGHTS[3:])
 
-# Prefix indexes for query words and stems of 2 to 8 letters: a prefix term ("deploy"*) is
-# one doclist instead of the merge of every word it begins, which bm25 walks again for each
-# term's weight — searches at 50,000 items took half the time, for ~1.3 KB more per item
-# (issue 33, bench/README.md). The clause also marks this layout (ensure_table).
-PREFIXES = "prefix='2 3 4 5 6 7 8'"
-FTS_TABLE_SQL = (
-    f"CREATE VIRTUAL TABLE {TABLE} USING fts5(kind UNINDEXED, ref UNINDEXED, "
-    "project UNINDEXED, state, scope, title, body, stems, "
-    f"tokenize='unicode61 remove_diacritics 2', {PREFIXES})"
-)
-PLAIN_TABLE_SQL = (
-    f"CREATE TABLE {TABLE} (kind TEXT, ref TEXT, project TEXT, state TEXT, scope TEXT, "
-    "title TEXT, body TEXT, stems TEXT)"
-)
+PREFIXES = sql.PREFIXES  # the clause marks this layout (ensure_table)
 
 _fts: bool | None = None  # None: not checked yet in this process
 
@@ -100,9 +87,9 @@ def ensure_table() -> None:
             return
         if found is not None:  # an older layout: its rows come back in the rebuild below
             log.info("search index: replacing an older layout")
-            cursor.execute(f"DROP TABLE {TABLE}")
+            cursor.execute(sql.DROP.text)
         try:
-            cursor.execute(FTS_TABLE_SQL)
+            cursor.execute(sql.CREATE_FTS.text)
             _fts = True
         except OperationalError as error:
             made = _table_sql(cursor)
@@ -113,7 +100,7 @@ def ensure_table() -> None:
             if "no such module" not in str(error):  # not a missing FTS5: say what failed
                 raise
             log.warning("SQLite has no FTS5: memory search falls back to LIKE matching")
-            cursor.execute(PLAIN_TABLE_SQL)
+            cursor.execute(sql.CREATE_PLAIN.text)
             _fts = False
     if found is not None:
         rebuild()
@@ -131,22 +118,16 @@ def _move_from_previous(cursor: Any) -> None:
     by SQLite in C — a rebuild would stem every item in Python (19 s at 50,000 items; this,
     ~5 s once, at the first start after the upgrade)."""
     log.info("search index: moving to the layout with prefix indexes")
-    old = f"{TABLE}_previous"
     with transaction.atomic():
-        cursor.execute(f"ALTER TABLE {TABLE} RENAME TO {old}")
-        cursor.execute(FTS_TABLE_SQL)
-        cursor.execute(
-            f"INSERT INTO {TABLE} (rowid, {_COLUMNS}) "  # noqa: S608
-            f"SELECT rowid | CASE WHEN state = 'superseded' THEN %s ELSE 0 END, {_COLUMNS} "
-            f"FROM {old}",
-            [SUPERSEDED],
-        )
-        cursor.execute(f"DROP TABLE {old}")
+        cursor.execute(sql.RENAME_TO_PREVIOUS.text)
+        cursor.execute(sql.CREATE_FTS.text)
+        cursor.execute(sql.MOVE_FROM_PREVIOUS.text, [SUPERSEDED])
+        cursor.execute(sql.DROP_PREVIOUS.text)
 
 
 def _table_sql(cursor: Any) -> str | None:
     """search_index's CREATE statement from sqlite_master, or None when there is none."""
-    cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [TABLE])
+    cursor.execute(sql.TABLE_SQL.text, [TABLE])
     found = cursor.fetchone()
     return None if found is None else (found[0] or "")
 
@@ -160,12 +141,8 @@ def forget() -> None:
 def rebuild_if_needed() -> bool:
     """At start: rebuild the index when its row count differs from what it covers."""
     ensure_table()
-    # FTS5 keeps one small row per indexed item in its _docsize table: counting those is a
-    # millisecond at 75,000 items, where count(*) of the index read its content (50–140 ms
-    # of every start, issue 33).
-    counted = f"{TABLE}_docsize" if _fts else TABLE
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {counted}")  # noqa: S608
+    with connection.cursor() as cursor:  # FTS5's _docsize rows (sql.indexed_count)
+        cursor.execute(sql.indexed_count(bool(_fts)))
         indexed = cursor.fetchone()[0]
     if indexed == _covered_count():
         return False
@@ -177,7 +154,7 @@ def rebuild() -> None:
     """Index every covered item again, in one transaction."""
     ensure_table()
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {TABLE}")  # noqa: S608
+        cursor.execute(sql.DELETE_ALL.text)
         for row in _all_rows():
             _insert(cursor, row)
 
@@ -263,10 +240,7 @@ def _replace(row: tuple[Any, ...]) -> None:
     ensure_table()
     current = _rowid(row) & ~SUPERSEDED  # the item's row, whichever state it had
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {TABLE} WHERE rowid IN (%s, %s)",  # noqa: S608
-            [current, current | SUPERSEDED],
-        )
+        cursor.execute(sql.DELETE_ITEM.text, [current, current | SUPERSEDED])
         _insert(cursor, row)
 
 
@@ -283,8 +257,7 @@ def _insert(cursor: Any, row: tuple[Any, ...]) -> None:
     kind, ref, project, state, title, body, _ = row
     stems = search_text.stemmed_text(title, body)
     cursor.execute(
-        f"INSERT INTO {TABLE} (rowid, {_COLUMNS}) "  # noqa: S608
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        sql.INSERT_ITEM.text,
         [_rowid(row), kind, ref, project, state, scope_token(project), title, body, stems],
     )
 
@@ -360,41 +333,26 @@ def search(
             expression = f"({expression}) AND scope : ({places})"
         if not include_superseded:
             where, params = f"{where} AND rowid < %s", [*params, SUPERSEDED]
-        ranked = (
-            f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s{where} "  # noqa: S608
-            f"ORDER BY bm25({TABLE}, {weights}) LIMIT %s"
-        )
         with connection.cursor() as cursor:
-            cursor.execute(ranked, [expression, *params, limit])
+            cursor.execute(sql.ranked(where, weights), [expression, *params, limit])
             order = [row[0] for row in cursor.fetchall()]
         if not order:
             return []
-        marks = ", ".join(["%s"] * len(order))
-        sql = f"SELECT rowid, {_SHOWN} FROM {TABLE} WHERE rowid IN ({marks})"  # noqa: S608
         with connection.cursor() as cursor:
-            cursor.execute(sql, order)
+            cursor.execute(sql.shown(len(order)), order)
             found = {row[0]: row[1:] for row in cursor.fetchall()}
         return [_hit(found[rowid], query) for rowid in order if rowid in found]
     where, params = _filters(project, kinds, include_superseded)
     terms = search_text.like_terms(query)
     if not terms:
         return []
-    likes = []
     for word, stem in terms:
-        likes.append("(lower(title) LIKE %s OR lower(body) LIKE %s OR stems LIKE %s)")
         params = [*params, f"%{word}%", f"%{word}%", f"%{stem}%"]
-    sql = (
-        f"SELECT {_SHOWN} FROM {TABLE} "  # noqa: S608
-        f"WHERE 1 = 1{where} AND {' AND '.join(likes)} ORDER BY rowid DESC LIMIT %s"
-    )
     params = [*params, limit]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql.like_search(where, len(terms)), params)
         rows = cursor.fetchall()
     return [_hit(row, query) for row in rows]
-
-
-_SHOWN = "kind, ref, project, state, title, body"
 
 
 def _hit(row: tuple[Any, ...], query: str) -> Hit:
@@ -405,16 +363,4 @@ def _hit(row: tuple[Any, ...], query: str) -> Hit:
 def _filters(
     project: str | None, kinds: Iterable[str], include_superseded: bool
 ) -> tuple[str, list[Any]]:
-    where, params = "", []
-    if project:
-        where += (
-            " AND (project = %s OR (kind = 'memory' AND (project = '' OR project LIKE 'role:%%')))"
-        )
-        params.append(project)
-    wanted = [k for k in kinds if k in KINDS]
-    if wanted:
-        where += f" AND kind IN ({', '.join(['%s'] * len(wanted))})"
-        params += wanted
-    if not include_superseded:
-        where += " AND state = 'current'"
-    return where, params
+    return sql.filters(project, tuple(k for k in kinds if k in KINDS), include_superseded)

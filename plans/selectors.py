@@ -10,6 +10,7 @@ from datetime import datetime
 from django.db.models import F
 
 from core.rows import fetch_all, has_rows, rows_where
+from plans import sql
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanRevision, PlanStep
 from tasks.extensions import LineTask
 from tasks.models import Task
@@ -65,21 +66,13 @@ def summarize(task: Task, steps: list[PlanStep]) -> PlanSummary:
     )
 
 
-# Done and all steps of each task of a list, its ids one JSON array: the same text whatever
-# their number, written once (issue 33: a list line needs the two counts, not the steps).
-_COUNTS_SQL = (
-    f'SELECT "task_id", SUM("status" = \'{DONE}\'), COUNT(*) FROM "{PlanStep._meta.db_table}" '  # noqa: S608
-    'WHERE "task_id" IN (SELECT value FROM json_each(%s)) GROUP BY 1'
-)
-
-
 def step_counts(tasks: Sequence[LineTask]) -> dict[int, tuple[int, int]]:
     """{task id: (done steps, steps)} for the tasks that have a plan, in at most one query."""
     # plan_status is "none" exactly when a task has no steps: a list without plans asks nothing.
     ids = [int(t.id) for t in tasks if t.plan_status != "none"]
     if not ids:
         return {}
-    return {row[0]: (row[1], row[2]) for row in fetch_all(_COUNTS_SQL, [json.dumps(ids)])}
+    return {row[0]: (row[1], row[2]) for row in fetch_all(sql.STEP_COUNTS.text, [json.dumps(ids)])}
 
 
 def card_summaries(tasks: list[Task]) -> dict[int, tuple[str, PlanSummary]]:

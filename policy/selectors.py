@@ -20,7 +20,7 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 
 from core.errors import NotFound
-from policy import global_file, validate
+from policy import global_file, sql, validate
 from policy.merge import Layer, Merged, merge, preset_layer
 from policy.models import PENDING, PolicyLayer, PolicyProposal
 from policy.widen import widening
@@ -293,15 +293,12 @@ def _layer_stamps(scope: Scope) -> tuple[tuple[Any, ...], ...]:
     call, so one plain SQL statement instead of an ORM query (bench/policy_cost.py)."""
     if scope.kind == GLOBAL:
         return ()
-    table = PolicyLayer._meta.db_table
-    sql = f"SELECT id, changed_at FROM {table} WHERE project_id = %s AND "  # noqa: S608
     if scope.environment is None:
-        sql, params = sql + "environment_id IS NULL", [scope.project.id]
+        params = [scope.project.id]
     else:
-        sql += "(environment_id IS NULL OR environment_id = %s)"
         params = [scope.project.id, scope.environment.id]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql.layer_stamps(scope.environment is not None), params)
         return tuple(map(tuple, cursor.fetchall()))
 
 

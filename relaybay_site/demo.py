@@ -24,7 +24,7 @@ from typing import Any
 
 from core.actor import OWNER
 from core.clock import set_back
-from relaybay_site import demo_effort, demo_memory, demo_stands
+from relaybay_site import demo_effort, demo_memory, demo_stands, sql
 from relaybay_site.demo_data import (
     DESKTOP,
     LAST_REPORT,
@@ -58,7 +58,7 @@ def has_content(db: Path) -> bool:
         with contextlib.closing(sqlite3.connect(uri, uri=True)) as con:
             for table in ("tasks_project", "tasks_event"):
                 try:
-                    if con.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():  # noqa: S608
+                    if con.execute(sql.any_row(table)).fetchone():
                         return True
                 except sqlite3.OperationalError:
                     continue  # no such table yet
@@ -221,9 +221,9 @@ def _now() -> datetime:
 
 def _calls() -> dict[str, Callable[..., Any]]:
     """The service each verb of demo_data's steps calls, given the task's key and the actor."""
+    from agents.claude_code.hooks import hook_event
     from plans.services import plan_accept, plan_set, plan_step_update
     from reviews.services import attach_file, review_steps_set
-    from sessions.hooks.claude_code import hook_event
     from sessions.services import session_touch, task_bind_session
     from tasks.services import decision_add, report_add, task_set_stage, task_update
 

@@ -13,6 +13,7 @@ from django.db.models.functions import Coalesce, Greatest
 
 from core.errors import NotFound
 from core.rows import columns, fetch_all, fetch_one, fetch_related
+from sessions import sql
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
@@ -77,19 +78,13 @@ def bound_session(task: Task) -> Session | None:
 
 _BINDING = columns(TaskBinding, "b")
 SESSION_COLUMNS = columns(Session, "s")
-# task_get's session section, with SQL written once (issue 18).
-_HISTORY_SQL = (
-    f"SELECT {_BINDING.select}, {SESSION_COLUMNS.select} FROM {_BINDING.table} "  # noqa: S608
-    f'INNER JOIN {SESSION_COLUMNS.table} ON s."id" = b."session_id" '
-    'WHERE b."task_id" = %s ORDER BY b."id" DESC'
-)
 
 
 def binding_history(task: Task, limit: int | None = None) -> list[TaskBinding]:
     """Every binding of the task, latest first (the current one, if any, is the first),
     each with its session, as select_related("session") would."""
-    sql = f"{_HISTORY_SQL} LIMIT {int(limit)}" if limit else _HISTORY_SQL
-    return fetch_related(sql, [task.pk], _BINDING, SESSION_COLUMNS, "session")
+    history = sql.binding_history(limit)
+    return fetch_related(history, [task.pk], _BINDING, SESSION_COLUMNS, "session")
 
 
 def binding_count(task: Task) -> int:
@@ -107,20 +102,6 @@ def bound_sessions(tasks: list[Task]) -> dict[int, Session]:
     return {b.task_id: b.session for b in rows}
 
 
-# The current bindings of a list of tasks with their sessions' columns: the task ids go in as
-# one JSON array, so the text is the same whatever their number, written once (issue 33:
-# compiling an IN of 160 ids cost task_list more than running it).
-_BOUND_SQL = (
-    f'SELECT b."task_id", {{}} FROM "{TaskBinding._meta.db_table}" b '  # noqa: S608
-    f'INNER JOIN "{Session._meta.db_table}" s ON s."id" = b."session_id" '
-    'WHERE b."task_id" IN (SELECT value FROM json_each(%s)) AND b."unbound_at" IS NULL'
-)
-_NAMES_SQL = _BOUND_SQL.format('s."name"')
-_RECIPIENT_SQL = _BOUND_SQL.format(
-    's."id", s."name", s."agent_exact", s."agent_session_id", s."hook_status"'
-)
-
-
 def _task_ids(tasks: Sequence[LineTask]) -> str:
     return json.dumps([int(t.id) for t in tasks])
 
@@ -131,7 +112,7 @@ def bound_session_names(tasks: Sequence[LineTask]) -> dict[int, str]:
     third of its time at 160 open tasks (issue 33)."""
     if not tasks:
         return {}
-    return dict(fetch_all(_NAMES_SQL, [_task_ids(tasks)]))  # type: ignore[arg-type]
+    return dict(fetch_all(sql.BOUND_SESSION_NAMES.text, [_task_ids(tasks)]))  # type: ignore[arg-type]
 
 
 def bound_session_facts(tasks: list[Task]) -> dict[int, tuple[int, str, bool, str | None, str]]:
@@ -142,17 +123,13 @@ def bound_session_facts(tasks: list[Task]) -> dict[int, tuple[int, str, bool, st
         return {}
     return {
         row[0]: (row[1], row[2], bool(row[3]), row[4], row[5])
-        for row in fetch_all(_RECIPIENT_SQL, [_task_ids(tasks)])
+        for row in fetch_all(sql.BOUND_SESSION_FACTS.text, [_task_ids(tasks)])
     }
 
 
 # Both reads below run on every hook (the guard's step, comment delivery, linking): written
-# as SQL once (the bound tasks by tasks.selectors.linked_tasks), because building their
-# querysets cost more than SQLite's run (issue 18).
-_BY_AGENT_ID_SQL = (
-    f"SELECT {SESSION_COLUMNS.select} FROM {SESSION_COLUMNS.table} "  # noqa: S608
-    'WHERE s."agent_session_id" = %s'
-)
+# as SQL once (sessions/sql.py; the bound tasks by tasks.selectors.linked_tasks), because
+# building their querysets cost more than SQLite's run (issue 18).
 
 
 def tasks_bound_to(session: Session) -> list[Task]:
@@ -163,7 +140,7 @@ def tasks_bound_to(session: Session) -> list[Task]:
 
 def session_by_agent_id(agent_session_id: str) -> Session | None:
     """The session a Claude Code session id is linked to (hooks; the column is unique)."""
-    row = fetch_one(_BY_AGENT_ID_SQL, [agent_session_id])
+    row = fetch_one(sql.SESSION_BY_AGENT_ID.text, [agent_session_id])
     return None if row is None else SESSION_COLUMNS.build(row)
 
 
@@ -322,20 +299,9 @@ def todo_summary(session: Session) -> TodoSummary | None:
     return TodoSummary(total=len(items), done=done, in_progress=doing, text=text)
 
 
-# One statement for a fact every move to dev may ask (issue 18): the task's current binding
-# (at most one, a unique constraint) -> its session -> a todo row under its current id.
-_HAS_TODO_SQL = (
-    f'SELECT 1 FROM "{TaskBinding._meta.db_table}" b '  # noqa: S608
-    f'INNER JOIN "{Session._meta.db_table}" s ON s."id" = b."session_id" '
-    f'INNER JOIN "{SessionTodo._meta.db_table}" d ON d."session_id" = s."id" '
-    'AND d."agent_session_id" = s."agent_session_id" '
-    'WHERE b."task_id" = %s AND b."unbound_at" IS NULL AND s."agent_session_id" <> \'\' LIMIT 1'
-)
-
-
 def has_todo(task: Task) -> bool:
     """True when the session bound to the task has a current todo (§6 "no plan and no todo")."""
-    return fetch_one(_HAS_TODO_SQL, [task.pk]) is not None
+    return fetch_one(sql.HAS_TODO.text, [task.pk]) is not None
 
 
 @dataclass(frozen=True)

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from functools import cache
 
 from core.display import STAGES
 from core.rows import fetch_all
+from sessions.effort import sql
 from sessions.effort.figures import SUMMED
 from sessions.effort.intervals import Times
-from sessions.effort.project import TIME_COLUMNS, Part, moment, project_usage, replayed
-from sessions.models import TaskEffort, TokenUsage
-from tasks.models import Project, Task
+from sessions.effort.project import Part, moment, project_usage, replayed
+from tasks.models import Project
 
 # What a row shows of its task (a task's texts are not read).
-TASK_FIELDS = ("id", "project_id", "number", "key", "title", "stage", "created_at", "updated_at")
-TEXT_FIELDS = ("created_at", "updated_at")  # read as stored: parsed for the rows shown only
+TASK_FIELDS, TEXT_FIELDS, TIME_COLUMNS = sql.TASK_FIELDS, sql.TEXT_FIELDS, sql.TIME_COLUMNS
 WIDTH = len(TASK_FIELDS)
 TIMES_END = WIDTH + len(TIME_COLUMNS)
 
@@ -77,37 +75,6 @@ class Line:
         return tuple(sum(kind) for kind in zip(*(c for _, c, _ in self.parts), strict=True))
 
 
-@cache
-def _tasks_sql() -> str:
-    """A project's tasks of the filters with their time figures, newest first, as SQL
-    written once. Of one stage when the stage is not ""; from a time range's start when one
-    is given (stored UTC text, compared as text): changed since, with tokens in the range, a
-    session working now, or no time tally yet (replayed, then kept or not in Python). The
-    datetimes come as text (a converter per value cost more than SQLite's run) and the
-    stages' seconds also as numbers, for the chart's sums without a JSON parse per task."""
-    task, effort, usage = Task._meta.db_table, TaskEffort._meta.db_table, TokenUsage._meta.db_table
-
-    def column(name: str) -> str:
-        sql = f't."{Task._meta.get_field(name).column}"'
-        return f"CAST({sql} AS TEXT)" if name in TEXT_FIELDS else sql
-
-    columns = ", ".join(column(f) for f in TASK_FIELDS)
-    times = ", ".join(
-        f'CAST(e."{c}" AS TEXT)' if c == "as_of" else f'e."{c}"' for c in TIME_COLUMNS
-    )
-    stages = ", ".join(  # as floats, 0.0 for none yet: as Times.stage_seconds holds them
-        f"COALESCE(json_extract(e.\"stage_seconds\", '$.{s}'), 0) + 0.0" for s in STAGES
-    )
-    return (
-        f'SELECT {columns}, {times}, {stages} FROM "{task}" t '  # noqa: S608 - names from the models
-        f'LEFT JOIN "{effort}" e ON e."task_id" = t."id" '
-        'WHERE t."project_id" = %s AND (%s = \'\' OR t."stage" = %s) '
-        'AND (%s = \'\' OR t."updated_at" >= %s OR e."task_id" IS NULL OR e."agents_open" > 0 '
-        f'OR EXISTS (SELECT 1 FROM "{usage}" u WHERE u."task_id" = t."id" AND u."day" >= %s)) '
-        'ORDER BY t."number" DESC'
-    )
-
-
 def _line(
     values: tuple, times: Times | None, parts: list[Part] | None, now: datetime, utc_now: datetime
 ) -> Line:
@@ -125,7 +92,7 @@ def _line(
             WIDTH:TIMES_END
         ]
         gap = (utc_now - datetime.fromisoformat(as_of)).total_seconds()
-        seconds = list(values[TIMES_END:])  # floats already (_tasks_sql)
+        seconds = list(values[TIMES_END:])  # floats already (sql.effort_lines)
         if gap > 0:
             agent += gap * agents_open
             wall += gap if agents_open else 0.0
@@ -158,7 +125,7 @@ def lines(
     from `since`, the range's first day."""
     after = "" if start is None else start.astimezone(UTC).replace(tzinfo=None).isoformat(" ")
     first_day = "" if since is None else since.isoformat()
-    read = fetch_all(_tasks_sql(), [project.id, stage, stage, after, after, first_day])
+    read = fetch_all(sql.effort_lines(), [project.id, stage, stage, after, after, first_day])
     missing = [
         TaskLine(*v[:6], moment(v[6]), moment(v[7])) for v in read if v[WIDTH] is None
     ]  # no tally yet: its history replayed once

@@ -13,31 +13,18 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime
-from functools import cache
 from operator import itemgetter
 from typing import Protocol
 
 from core import prices
 from core.rows import fetch_all
-from sessions.effort.figures import SUMMED, Cost, Effort, Tokens, price_table
+from sessions.effort import sql
+from sessions.effort.figures import Cost, Effort, Tokens, price_table
 from sessions.effort.intervals import Times
-from sessions.models import TokenUsage
 from sessions.services.effort import effort_refresh, times_of
-from tasks.models import Project, Task
+from tasks.models import Project
 
-TIME_COLUMNS = (  # a tally's figures, its `state` left out
-    "as_of",
-    "stage",
-    "stage_seconds",
-    "agent_seconds",
-    "wall_seconds",
-    "waiting_seconds",
-    "agents_open",
-    "waiting_open",
-    "sessions",
-    "turns",
-)
-
+TIME_COLUMNS = sql.TIME_COLUMNS
 Part = tuple[str, tuple[int, ...], float | None]  # model, SUMMED's counts, dollars
 
 
@@ -106,20 +93,6 @@ def _usd(sums: tuple[int, ...], price: prices.Price) -> float:
     ) / 1_000_000
 
 
-@cache
-def _usage_sql() -> str:
-    """A project's tokens between two days summed per task and model, as SQL written once:
-    the queryset's compiling and converters cost the page more than SQLite's run of it."""
-    usage, task = TokenUsage._meta.db_table, Task._meta.db_table
-    sums = ", ".join(f'COALESCE(SUM(u."{k}"), 0)' for k in SUMMED)
-    return (
-        f'SELECT u."task_id", u."model", {sums} FROM "{usage}" u '  # noqa: S608 - names from the models
-        f'JOIN "{task}" t ON t."id" = u."task_id" '
-        'WHERE t."project_id" = %s AND u."day" >= %s AND u."day" <= %s '
-        'GROUP BY u."task_id", u."model"'
-    )
-
-
 def _days(since: date | None, until: date | None) -> tuple[str, str]:
     return (since or date.min).isoformat(), (until or date.max).isoformat()
 
@@ -131,7 +104,7 @@ def project_usage(
     days when not given), in one query however many tasks."""
     price = pricer(price_table())
     usage: dict[int, list[Part]] = defaultdict(list)
-    for task_id, model, *sums in fetch_all(_usage_sql(), [project.id, *_days(since, until)]):
+    for task_id, model, *sums in fetch_all(sql.usage(), [project.id, *_days(since, until)]):
         counts = tuple(sums)
         known = price(model)
         usage[task_id].append((model, counts, None if known is None else _usd(counts, known)))
@@ -160,33 +133,6 @@ def effort_from(times: Times, parts: list[Part] | None) -> Effort:
     return Effort(times, tokens, cost, by_model)
 
 
-@cache
-def _per_day_sql() -> str:
-    """Tokens per day and model of a project's tasks (of one stage when the stage is not ""),
-    as SQL written once. Read in token_usage_day_model's order (the `+` keeps SQLite off the
-    task's index), the GROUP BY streams: no sort of every token row of the range."""
-    usage, task = TokenUsage._meta.db_table, Task._meta.db_table
-    sums = ", ".join(f'COALESCE(SUM(u."{k}"), 0)' for k in prices.KINDS)
-    return (
-        f'SELECT CAST(u."day" AS TEXT), u."model", {sums} FROM "{usage}" u '  # noqa: S608 - names from the models
-        'WHERE u."day" >= %s AND u."day" <= %s AND +u."task_id" IN '
-        f'(SELECT "id" FROM "{task}" WHERE "project_id" = %s AND (%s = \'\' OR "stage" = %s)) '
-        'GROUP BY u."day", u."model"'
-    )
-
-
-@cache
-def _drawn_per_day_sql() -> str:
-    """Tokens per day, task and model of the drawn tasks (their ids one JSON array)."""
-    usage = TokenUsage._meta.db_table
-    sums = ", ".join(f'COALESCE(SUM(u."{k}"), 0)' for k in prices.KINDS)
-    return (
-        f'SELECT CAST(u."day" AS TEXT), u."task_id", u."model", {sums} FROM "{usage}" u '  # noqa: S608 - names from the models
-        'WHERE u."task_id" IN (SELECT value FROM json_each(%s)) '
-        'AND u."day" >= %s AND u."day" <= %s GROUP BY 1, 2, 3'
-    )
-
-
 def project_per_day(
     project: Project,
     drawn: list[int],
@@ -202,10 +148,10 @@ def project_per_day(
     days = _days(since, until)
     rest: dict[tuple[str, str], list[int]] = {
         (day, model): list(sums)
-        for day, model, *sums in fetch_all(_per_day_sql(), [*days, project.id, stage, stage])
+        for day, model, *sums in fetch_all(sql.per_day(), [*days, project.id, stage, stage])
     }
     tokens: dict[tuple[str, int], list[tuple[str, list[int]]]] = defaultdict(list)
-    for day, task_id, model, *sums in fetch_all(_drawn_per_day_sql(), [json.dumps(drawn), *days]):
+    for day, task_id, model, *sums in fetch_all(sql.drawn_per_day(), [json.dumps(drawn), *days]):
         tokens[(day, task_id)].append((model, sums))
         left = rest[(day, model)]
         rest[(day, model)] = [a - b for a, b in zip(left, sums, strict=True)]

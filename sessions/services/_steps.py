@@ -10,16 +10,15 @@ from __future__ import annotations
 from datetime import datetime
 
 from core.rows import fetch_one
+from sessions import sql
 from sessions.fields import Ident
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
     KIND_HOOK,
-    KIND_NAMED,
     LINK_AGENT,
     WAITING,
     Session,
-    SessionAlias,
     SessionTodo,
     TaskBinding,
 )
@@ -83,27 +82,15 @@ def _resolve(
 SEEN_GRAIN_SECONDS = 15
 
 
-# The session an alias names first, else the named session; a desktop session by its id.
-# One statement on every agent write, so written as SQL once (the ORM spent longer building
-# it than SQLite running it; issue 18).
-_NAMED_SQL = (
-    f"SELECT {SESSION_COLUMNS.select}, 0 AS pri FROM {SESSION_COLUMNS.table} WHERE s.id IN "  # noqa: S608
-    f'(SELECT session_id FROM "{SessionAlias._meta.db_table}" WHERE name = %s) '
-    f"UNION ALL SELECT {SESSION_COLUMNS.select}, 1 AS pri FROM {SESSION_COLUMNS.table} "
-    f"WHERE s.kind = '{KIND_NAMED}' AND s.name = %s ORDER BY pri LIMIT 1"
-)
-_DESKTOP_SQL = (
-    f"SELECT {SESSION_COLUMNS.select} FROM {SESSION_COLUMNS.table} WHERE s.desktop_id = %s"  # noqa: S608
-)
-
-
+# One statement on every agent write, so written as SQL once (sessions/sql.py; the ORM
+# spent longer building it than SQLite running it, issue 18).
 def _named(name: str) -> Session | None:
-    row = fetch_one(_NAMED_SQL, [name, name])
+    row = fetch_one(sql.SESSION_BY_NAME.text, [name, name])
     return None if row is None else SESSION_COLUMNS.build(row)
 
 
 def _desktop(desktop_id: str) -> Session | None:
-    row = fetch_one(_DESKTOP_SQL, [desktop_id])
+    row = fetch_one(sql.SESSION_BY_DESKTOP.text, [desktop_id])
     return None if row is None else SESSION_COLUMNS.build(row)
 
 

@@ -17,7 +17,6 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 
 from django.db.models import Count, Q
 from django.urls import reverse
@@ -25,7 +24,7 @@ from django.utils import timezone
 
 from core.display import Stamp, stamp
 from core.rows import columns, fetch_one, fetch_related
-from tasks import extensions
+from tasks import extensions, sql
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Project, Task
 from tasks.selectors.activity import task_href
@@ -84,46 +83,35 @@ def recipient_of(task: Task) -> Recipient | None:
 
 _COMMENT = columns(Comment, "c")
 _COMMENT_TASK = columns(Task, "t")  # the same instance tasks.selectors uses
-# The owner comments on a list of tasks that no agent read: the three delivery reads below
-# run on hooks of bound sessions (every tool call), so their SQL is written once (issue 18).
-# The task ids go in as one JSON array, so the text is the same whatever their number.
-_UNREAD_OWNER = (
-    'c."task_id" IN (SELECT value FROM json_each(%s)) '
-    'AND c."author_kind" = %s AND c."read_at" IS NULL'
-)
-_NOT_DELIVERED_TO = '(c."delivered_to_session_id" IS NULL OR c."delivered_to_session_id" <> %s)'
-_WITH_TASK = (
-    f"SELECT {_COMMENT.select}, {_COMMENT_TASK.select} FROM {_COMMENT.table} "  # noqa: S608
-    f'INNER JOIN {_COMMENT_TASK.table} ON t."id" = c."task_id" WHERE {_UNREAD_OWNER}'
-)
-_PENDING_SQL = f'{_WITH_TASK} AND {_NOT_DELIVERED_TO} ORDER BY c."id"'
-_STOP_SQL = f'{_WITH_TASK} AND ({_NOT_DELIVERED_TO} OR c."stop_blocks" < %s) ORDER BY c."id"'
-_COUNT_SQL = f"SELECT COUNT(*) FROM {_COMMENT.table} WHERE {_UNREAD_OWNER}"  # noqa: S608
+# The three delivery reads below run on hooks of bound sessions (every tool call), so their
+# SQL is written once (tasks/sql.py).
 
 
 def _unread_params(task_ids: Iterable[int]) -> list[object]:
     return [json.dumps([int(i) for i in task_ids]), COMMENT_OWNER]
 
 
-def _comments(sql: str, params: list[object]) -> list[Comment]:
+def _comments(statement: str, params: list[object]) -> list[Comment]:
     """Comments with their task cached, as select_related("task") would."""
-    return fetch_related(sql, params, _COMMENT, _COMMENT_TASK, "task")
+    return fetch_related(statement, params, _COMMENT, _COMMENT_TASK, "task")
 
 
 def pending_delivery(task_ids: Iterable[int], session_id: int) -> list[Comment]:
     """Unread owner comments on these tasks not yet delivered to this session, oldest first."""
-    return _comments(_PENDING_SQL, [*_unread_params(task_ids), session_id])
+    return _comments(sql.PENDING_DELIVERY.text, [*_unread_params(task_ids), session_id])
 
 
 def stop_candidates(task_ids: Iterable[int], session_id: int) -> list[Comment]:
     """Unread owner comments a Stop may block on: pending ones, and those delivered to this
     session that have caused fewer than two Stop blocks; oldest first."""
-    return _comments(_STOP_SQL, [*_unread_params(task_ids), session_id, STOP_BLOCKS_MAX])
+    return _comments(
+        sql.STOP_CANDIDATES.text, [*_unread_params(task_ids), session_id, STOP_BLOCKS_MAX]
+    )
 
 
 def unread_owner_count(task_ids: Iterable[int]) -> int:
     """Owner comments on these tasks that no agent acknowledged yet (SessionStart line)."""
-    row = fetch_one(_COUNT_SQL, _unread_params(task_ids))
+    row = fetch_one(sql.UNREAD_OWNER_COUNT.text, _unread_params(task_ids))
     return row[0] if row else 0
 
 
@@ -209,38 +197,6 @@ def thread(task: Task) -> Thread:
 # --- comments_list (MCP) -------------------------------------------------------------------
 
 
-# A thread's head needs the task's key and title only: its other columns stay deferred.
-_LIST_TASK = columns(
-    Task,
-    "t",
-    tuple(f.name for f in Task._meta.concrete_fields if f.name not in ("id", "key", "title")),
-)
-
-
-@cache
-def _list_sql(on_task: bool, on_project: bool, unread_only: bool) -> tuple[str, str]:
-    """comments_list's rows (the newest LIST_MAX) and their count, written once per shape:
-    `select_related("task", "task__project")` built a project per comment, which no answer
-    reads, and compiling the querysets cost as much as running them (issue 33)."""
-    where = ['c."task_id" = %s'] if on_task else ['t."project_id" = %s'] if on_project else []
-    if unread_only:
-        where.append('c."author_kind" = %s AND c."read_at" IS NULL')
-    cond = f" WHERE {' AND '.join(where)}" if where else ""
-    joined = f'{_COMMENT.table} INNER JOIN {_LIST_TASK.table} ON t."id" = c."task_id"{cond}'
-    counted = joined if on_project else f"{_COMMENT.table}{cond}"
-    # The newest ids first, from the indexes alone, then those rows: sorting a busy project's
-    # 700 whole comments with their tasks to keep 100 cost twice as much (issue 33).
-    # Names from the models' metadata, values parameters: nothing here comes from a caller.
-    newest = f'SELECT c."id" FROM {joined} ORDER BY c."id" DESC LIMIT {LIST_MAX}'  # noqa: S608
-    rows = (
-        f"SELECT {_COMMENT.select}, {_LIST_TASK.select} FROM {_COMMENT.table} "  # noqa: S608
-        f'INNER JOIN {_LIST_TASK.table} ON t."id" = c."task_id" '
-        f'WHERE c."id" IN ({newest}) ORDER BY c."id" DESC'
-    )
-    count = f"SELECT COUNT(*) FROM {counted}"  # noqa: S608
-    return rows, count
-
-
 @dataclass(frozen=True)
 class TaskThread:
     task: Task
@@ -274,8 +230,11 @@ def comment_list(
         scope = "all projects"
     if unread_only:
         params.append(COMMENT_OWNER)
-    list_sql, count_sql = _list_sql(task is not None, project is not None, unread_only)
-    newest = fetch_related(list_sql, params, _COMMENT, _LIST_TASK, "task")
+    shape = (task is not None, project is not None, unread_only)
+    newest = fetch_related(
+        sql.comment_list(*shape, LIST_MAX), params, _COMMENT, sql.LIST_TASK, "task"
+    )
+    count_sql = sql.comment_list_count(*shape)
     left_out = max(fetch_one(count_sql, params)[0] - LIST_MAX, 0)  # type: ignore[index]
     by_task: dict[int, list[Comment]] = {}
     for c in reversed(newest):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 from django.db.models import QuerySet
 
 from core import rows
+from tasks import sql
 from tasks.events import describe
 from tasks.models import Event
 from tasks.selectors.projects import get_project
@@ -59,21 +59,6 @@ def event_line(e: Event) -> EventLine:
     )
 
 
-@cache
-def _since_sql(by_project: bool) -> str:
-    """events_since's one statement: the events with their task's key and project's slug
-    joined (a primary-key seek per row; the log is walked through (project, id) or the
-    rowid alone, the project's id being known)."""
-    e = rows.columns(Event, "e")
-    where = "e.id > %s AND e.project_id = %s" if by_project else "e.id > %s"
-    return (
-        f"SELECT {e.select}, t.key, p.slug FROM {e.table} "  # noqa: S608 (no user text)
-        'LEFT JOIN "tasks_task" t ON t.id = e.task_id '
-        'LEFT JOIN "tasks_project" p ON p.id = e.project_id '
-        f"WHERE {where} ORDER BY e.id LIMIT %s"
-    )
-
-
 def events_since(after_id: int, project: str | None = None, limit: int = 100) -> list[EventLine]:
     """Events newer than after_id, oldest first, at most `limit` (1 … EVENTS_MAX).
 
@@ -86,7 +71,7 @@ def events_since(after_id: int, project: str | None = None, limit: int = 100) ->
     params.append(min(max(int(limit), 1), EVENTS_MAX))
     e = rows.columns(Event, "e")
     lines = []
-    for row in rows.fetch_all(_since_sql(bool(project)), params):
+    for row in rows.fetch_all(sql.events_since(bool(project)), params):
         event = e.build(row)
         key, slug = row[e.width], row[e.width + 1]
         lines.append(

@@ -37,7 +37,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.display import STAGES, ago, stage_label
-from tasks import extensions
+from tasks import extensions, sql
 from tasks.events import EventKind
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import Event, Task
@@ -348,7 +348,7 @@ _badge: tuple[int, float, int] | None = None  # newest event id, monotonic time,
 
 def _stamp() -> tuple[int, float]:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT max(id) FROM tasks_event")
+        cursor.execute(sql.NEWEST_EVENT_ID.text)
         newest = cursor.fetchone()[0] or 0
     return newest, time.monotonic()
 

@@ -11,6 +11,7 @@ from django.db.models import Count, F, Q
 
 from core.errors import NotFound
 from core.rows import columns, fetch_one
+from tasks import sql
 from tasks.models import STAGES, Decision, Project, ProjectRules, Task
 from tasks.rules import EffectiveRules, effective_rules
 
@@ -22,21 +23,13 @@ DECISION_LIST_MAX = 100
 
 _PROJECT = columns(Project, "p")
 _RULES = columns(ProjectRules, "r")
-# What Project.objects.select_related("rules").filter(slug=…).first() would ask, written
-# once: nearly every MCP tool and project page starts here, and compiling that queryset
-# cost more than running it (issue 33, as get_task's for issue 18).
-_PROJECT_SQL = (
-    f"SELECT {_PROJECT.select}, {_RULES.select} FROM {_PROJECT.table} "  # noqa: S608
-    f'LEFT OUTER JOIN {_RULES.table} ON r."project_id" = p."id" WHERE p."slug" = %s '
-    'ORDER BY p."id" LIMIT 1'
-)
 
 
 def get_project(slug: str) -> Project:
     """The project of a slug (case and surrounding spaces forgiven), its rules row cached as
     select_related would (project_rules needs no query of its own); NotFound says what to do."""
     wanted = (slug or "").strip()
-    row = fetch_one(_PROJECT_SQL, [wanted.lower()])
+    row = fetch_one(sql.PROJECT_BY_SLUG.text, [wanted.lower()])
     if row is None:
         raise NotFound(
             f"Unknown project {wanted or '(empty)'}. Call project_list to see the slugs, "

@@ -10,13 +10,13 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.rows import columns, fetch_all
-from tasks import extensions
-from tasks.models import STAGES, Decision, Project, Task
+from tasks import extensions, sql
+from tasks.models import STAGES, Decision, Project
 from tasks.rules import EffectiveRules, summary_line
 from tasks.selectors.projects import get_project, project_rules
 from tasks.selectors.tasks import TaskLine, snapshot_lines
 
-SNAPSHOT_DECISIONS = 20
+SNAPSHOT_DECISIONS = sql.SNAPSHOT_DECISIONS
 
 
 @dataclass(frozen=True)
@@ -38,16 +38,7 @@ def _done_cutoff() -> datetime:
     return timezone.now() - timedelta(days=settings.RELAYBAY.done_window_days)
 
 
-_TASKS, _DECISION = Task._meta.db_table, columns(Decision, "d")
-# The snapshot's reads, written once (issue 33: compiling their querysets cost more than
-# running them): the task count per stage, and the current decisions (§8) with their tasks'
-# keys, what `.select_related("task").order_by("-id")[:20]` asked.
-_COUNTS_SQL = f'SELECT "stage", COUNT(*) FROM "{_TASKS}" WHERE "project_id" = %s GROUP BY 1'  # noqa: S608
-_DECISIONS_SQL = (
-    f'SELECT {_DECISION.select}, t."key" FROM {_DECISION.table} '  # noqa: S608
-    f'LEFT OUTER JOIN "{_TASKS}" t ON t."id" = d."task_id" WHERE d."project_id" = %s '
-    f'AND d."superseded_at" IS NULL ORDER BY d."id" DESC LIMIT {SNAPSHOT_DECISIONS}'
-)
+_DECISION = columns(Decision, "d")
 
 
 def snapshot_data(slug: str) -> Snapshot:
@@ -55,10 +46,10 @@ def snapshot_data(slug: str) -> Snapshot:
     project = get_project(slug)
     rules = project_rules(project)
     lines = snapshot_lines(project, _done_cutoff())
-    counts = dict.fromkeys(STAGES, 0) | dict(fetch_all(_COUNTS_SQL, [project.pk]))
+    counts = dict.fromkeys(STAGES, 0) | dict(fetch_all(sql.STAGE_COUNTS.text, [project.pk]))
     decisions = [
         (_DECISION.build(row), row[_DECISION.width] or "")
-        for row in fetch_all(_DECISIONS_SQL, [project.pk])
+        for row in fetch_all(sql.CURRENT_DECISIONS.text, [project.pk])
     ]
     by_stage: dict[str, list[TaskLine]] = {s: [] for s in STAGES}
     for line in lines:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -21,7 +20,7 @@ from core.rows import (
     fetch_related,
     rows_where,
 )
-from tasks import extensions
+from tasks import extensions, sql
 from tasks.models import STAGES, Decision, Event, Project, ProjectRules, Report, Task, TrackerEntry
 from tasks.selectors.events import EventLine, event_line
 from tasks.selectors.projects import get_project
@@ -36,20 +35,13 @@ RECENT_EVENTS = 10
 _TASK = columns(Task, "t")
 _PROJECT = columns(Project, "p")
 _RULES = columns(ProjectRules, "r")
-# What Task.objects.select_related("project", "project__rules") would ask, written once:
-# compiling that queryset cost more than running it on every MCP call and hook (issue 18).
-_TASK_SQL = (
-    f"SELECT {_TASK.select}, {_PROJECT.select}, {_RULES.select} FROM {_TASK.table} "  # noqa: S608
-    f'INNER JOIN {_PROJECT.table} ON p."id" = t."project_id" '
-    f'LEFT OUTER JOIN {_RULES.table} ON r."project_id" = p."id" WHERE t."key" = %s'
-)
 
 
 def get_task(key: str) -> Task:
     """The task of a key like acme-shop-12 (with its project and its project's rules row
     cached, as select_related would); NotFound says what to do."""
     wanted = (key or "").strip()
-    row = fetch_one(_TASK_SQL, [wanted.lower()])
+    row = fetch_one(sql.TASK_BY_KEY.text, [wanted.lower()])
     if row is None:
         raise NotFound(f"Unknown task {wanted or '(empty)'}. Call task_list to see the keys.")
     task = _TASK.build(row)
@@ -63,23 +55,6 @@ def get_task(key: str) -> Task:
     return task
 
 
-@cache
-def _linked_sql(link: type[Model], field: str, unset: str | None) -> str:
-    # `b`, the row a task is linked by: the statement's text is the one sessions wrote for
-    # its bindings, which tests find by it.
-    meta = link._meta
-    where = f'b."{meta.get_field(field).column}" = %s'
-    if unset:
-        where += f' AND b."{meta.get_field(unset).column}" IS NULL'
-    # Names from the models' metadata, the value a parameter: nothing here comes from a caller.
-    return (
-        f"SELECT {_TASK.select}, {_PROJECT.select} FROM {_TASK.table} "  # noqa: S608
-        f'INNER JOIN {_PROJECT.table} ON p."id" = t."project_id" '
-        f'INNER JOIN "{meta.db_table}" b ON b."{meta.get_field("task").column}" = t."id" '
-        f'WHERE {where} ORDER BY t."id"'
-    )
-
-
 def linked_tasks(
     link: type[Model], field: str, value: Any, *, unset: str | None = None
 ) -> list[Task]:
@@ -88,7 +63,7 @@ def linked_tasks(
     <link>__<unset>__isnull=True).order_by("id")` for a `link` model with a `task` foreign
     key, its SQL written once per shape (issue 18). For the hot reads of apps tasks cannot
     import: sessions' bound tasks, read on every hook (tests/test_rows.py holds it equal)."""
-    return fetch_related(_linked_sql(link, field, unset), [value], _TASK, _PROJECT, "project")
+    return fetch_related(sql.linked_tasks(link, field, unset), [value], _TASK, _PROJECT, "project")
 
 
 def is_next_step_stale(task: Task) -> bool:
@@ -122,28 +97,8 @@ class TaskLine(NamedTuple):
     suffixes: tuple[str, ...] = ()  # from the extensions (" · session x")
 
 
-def _col(name: str) -> str:
-    return f't."{Task._meta.get_field(name).column}"'
-
-
-# A line's values in TaskLine's order; is_next_step_stale and "closed, else moved" are asked of
-# SQLite, which compares the stored UTC texts as the moments compare (one format, zero-padded;
-# a whole second has no fraction and sorts before any fraction of it).
-_LINE_SELECT = ", ".join(
-    [
-        *(_col(n) for n in ("id", "key", "title", "stage", "size", "waiting_on", "next_step")),
-        f"({_col('next_step')} != '' AND {_col('next_step_at')} IS NOT NULL "
-        f"AND {_col('next_step_at')} < {_col('stage_changed_at')})",
-        *(_col(n) for n in ("tracker_name", "tracker_ref", "tracker_logged", "plan_status")),
-        f"COALESCE({_col('closed_at')}, {_col('stage_changed_at')})",
-    ]
-)
-_TASKS = f'"{Task._meta.db_table}" t'
-_OPEN = ", ".join(f"'{s}'" for s in STAGES if s != "done")  # the stages, never a caller's
-
-
 def task_lines(rows: list[tuple[Any, ...]]) -> list[TaskLine]:
-    """Rows of `t."number", _LINE_SELECT` as lines in number order, with the extensions'
+    """Rows of `sql.TaskLineRow` as lines in number order, with the extensions'
     suffixes read once for the list. The order is put here: asking SQLite for it made it walk
     every task of the project by number instead of the few of the asked stages (issue 33)."""
     lines = [
@@ -159,40 +114,10 @@ def task_lines(rows: list[tuple[Any, ...]]) -> list[TaskLine]:
 # --- a project's tasks -----------------------------------------------------------------------
 
 
-_TEXT_COLUMNS = ("key", "title", "description", "progress", "next_step")
-
-
-@cache
-def _task_list_sql(stage: bool, text: bool, hide_done: bool) -> tuple[str, str | None]:
-    """task_list's statements, written once per shape: its lines, and its hidden done count
-    when done tasks are left out. What `Task.objects.filter(…)` with `icontains` asked;
-    compiling it cost as much as building the rows (issue 33)."""
-    where = 't."project_id" = %s' + (' AND t."stage" = %s' if stage else "")
-    if text:  # Django's icontains on SQLite: LIKE with its escape character
-        like = " OR ".join(f"{_col(name)} LIKE %s ESCAPE '\\'" for name in _TEXT_COLUMNS)
-        where += f" AND ({like})"
-    # Names from the model's metadata, values parameters: nothing here comes from a caller.
-    rows = f'SELECT t."number", {_LINE_SELECT} FROM {_TASKS} WHERE {where}'  # noqa: S608
-    if not hide_done:
-        return rows, None
-    count = f"SELECT COUNT(*) FROM {_TASKS} WHERE {where} AND t.\"stage\" = 'done'"  # noqa: S608
-    return f'{rows} AND t."stage" IN ({_OPEN})', count
-
-
-# project_snapshot's tasks: the open ones and the done ones closed since a cutoff, in two parts
-# that each walk their own index (project and stage; project and closing time).
-_SNAPSHOT_SQL = (
-    f'SELECT t."number", {_LINE_SELECT} FROM {_TASKS} '  # noqa: S608
-    f'WHERE t."project_id" = %s AND t."stage" IN ({_OPEN}) UNION ALL '
-    f'SELECT t."number", {_LINE_SELECT} FROM {_TASKS} '
-    'WHERE t."project_id" = %s AND t."closed_at" >= %s AND t."stage" = \'done\''
-)
-
-
 def snapshot_lines(project: Project, closed_since: datetime) -> list[TaskLine]:
     """A project's open tasks and its done ones closed since `closed_since`, by number."""
     since = connection.ops.adapt_datetimefield_value(closed_since)
-    return task_lines(fetch_all(_SNAPSHOT_SQL, [project.pk, project.pk, since]))
+    return task_lines(fetch_all(sql.SNAPSHOT_LINES.text, [project.pk, project.pk, since]))
 
 
 @dataclass(frozen=True)
@@ -226,8 +151,9 @@ def task_list_data(
     if stage:
         params.append(stage)
     if text:
-        params += [f"%{connection.ops.prep_for_like_query(text)}%"] * len(_TEXT_COLUMNS)
-    list_sql, done_sql = _task_list_sql(bool(stage), bool(text), hide_done)
+        params += [f"%{connection.ops.prep_for_like_query(text)}%"] * len(sql.TEXT_COLUMNS)
+    list_sql = sql.task_list(bool(stage), bool(text), hide_done)
+    done_sql = sql.task_list_done(bool(stage), bool(text)) if hide_done else None
     hidden = fetch_one(done_sql, params)[0] if done_sql else 0  # type: ignore[index]
     return TaskListData(
         project=proj,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from django.db import OperationalError, connection
 
-from memory import search
+from memory import search, sql
 from tasks import services
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task
 
@@ -23,9 +23,8 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
         cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
     search.forget()
     if request.param == "like":
-        monkeypatch.setattr(
-            search, "FTS_TABLE_SQL", "CREATE VIRTUAL TABLE search_index USING no_such_module(x)"
-        )
+        missing = "CREATE VIRTUAL TABLE search_index USING no_such_module(x)"
+        monkeypatch.setattr(sql, "CREATE_FTS", sql.CREATE_FTS._replace(text=missing))
     search.ensure_table()
     assert search.has_fts() is (request.param == "fts5")
     yield request.param
@@ -201,7 +200,8 @@ def test_a_create_that_fails_for_another_reason_says_so(monkeypatch: pytest.Monk
     """Only a missing FTS5 falls back to LIKE; any other failure is raised, not hidden."""
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
-    monkeypatch.setattr(search, "FTS_TABLE_SQL", "CREATE VIRTUAL TABLE search_index USING")
+    broken = sql.CREATE_FTS._replace(text="CREATE VIRTUAL TABLE search_index USING")
+    monkeypatch.setattr(sql, "CREATE_FTS", broken)
     search.forget()
     try:
         with pytest.raises(OperationalError, match="incomplete input"):

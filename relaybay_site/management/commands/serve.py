@@ -34,7 +34,7 @@ from memory import search as memory_search
 from policy import global_file
 from policy import services as policy_services
 from relaybay import get_version
-from relaybay_site import http_limits, serve_lock
+from relaybay_site import http_limits, serve_lock, sql
 from relaybay_site.management.commands._flags import RelaybayCommand
 from reviews import storage
 
@@ -99,7 +99,7 @@ def _pending_migrations(db: Path) -> bool:
     read_only = f"{db.resolve().as_uri()}?mode=ro"
     try:
         with contextlib.closing(sqlite3.connect(read_only, uri=True)) as con:
-            applied = set(con.execute("SELECT app, name FROM django_migrations"))
+            applied = set(con.execute(sql.APPLIED_MIGRATIONS.text))
     except sqlite3.Error:
         return True  # no migration table yet (or unreadable): keep a copy to be safe
     return bool(wanted - applied)
