@@ -32,10 +32,10 @@ from core import heap, live, security  # noqa: E402
 from core.responses import PLAIN_TEXT  # noqa: E402
 from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
+from sessions.hooks import routes as hook_routes  # noqa: E402
 from sessions.hooks import sweep as signal_sweep  # noqa: E402
 from sessions.hooks import wake  # noqa: E402
 from sessions.hooks.activity import flush_pending_activity  # noqa: E402
-from sessions.hooks.routes import ROUTES as HOOK_ROUTES  # noqa: E402
 
 Scope = dict[str, Any]
 log = logging.getLogger("relaybay.server")
@@ -147,10 +147,10 @@ class RelaybayApp:
             await self._ensure_manager()
             await mcp_app(scope, receive, send)
             return
-        if path == wake.WAIT_PATH:  # held up to 25 min: raw ASGI, no thread (hooks/wake.py)
+        if path in hook_routes.wait_paths():  # held up to 25 min: raw ASGI, no thread
             await wake.app(scope, receive, send)
             return
-        hook = HOOK_ROUTES.get(path)
+        hook = hook_routes.routes().get(path)
         if hook is not None:  # raw ASGI on the shared sync thread (sessions/hooks/asgi_io.py)
             await hook(scope, receive, send)
             return

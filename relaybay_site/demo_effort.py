@@ -28,9 +28,9 @@ RESPONSES = (64, 41, 27, 12)
 
 def seed(home: Path) -> None:
     """Write, link and count a transcript for every session bound to a task."""
+    from agents.claude_code.hooks import hook_event
     from sessions import services as session_services
     from sessions.effort.paths import Roots
-    from sessions.hooks.claude_code import hook_event
     from sessions.models import TaskBinding
     from sessions.services.effort import transcript_read
 

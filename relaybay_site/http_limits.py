@@ -32,7 +32,7 @@ HOOK_BODY_MAX = 256 * KB  # §4 / §9.8: hook bodies are capped at 256 KB (dropp
 FORM_BODY_MAX = 1 * MB  # board forms, sign-in, comments, policy editors: all far below
 DISCARD_SECONDS = 5.0  # how long the rest of a refused body is read and dropped
 
-_HOOK_PATHS = ("/hooks/claude-code", "/hooks/claude-code/wait")
+_HOOKS = "/hooks/"  # every agent's hooks and wake-up waits
 _PASTE_PATH = re.compile(r"^/p/[^/]+/t/[^/]+/review/\d+/paste$")
 
 
@@ -50,7 +50,7 @@ def body_limit(path: str, attachments_max_mb: int) -> BodyLimit:
     /mcp carries attach_file's base64 image (4/3 of the file limit) plus its JSON; a paste
     carries the raw image; the views then apply the exact file limit with their own message.
     """
-    if path in _HOOK_PATHS:
+    if path.startswith(_HOOKS):
         return BodyLimit(HOOK_BODY_MAX, 204)
     image = attachments_max_mb * MB
     if path == "/mcp":

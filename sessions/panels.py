@@ -21,7 +21,7 @@ from core.links import link_pattern
 from core.security import current_token
 from sessions import selectors, touched
 from sessions.hooks import forgotten, stuck
-from sessions.models import AGENTS, KIND_DESKTOP, WAITING, Session, TaskBinding, agent_title
+from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding, agent_mark, agent_title
 from tasks.extensions import (
     CardExtra,
     Panel,
@@ -79,7 +79,7 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
             hook_status=session.hook_status if session.hook_status in STATUS_WORDS else "",
             desktop_link=selectors.desktop_link(session) or "",
             agent=agent_title(session.agent),
-            agent_mark=AGENTS.get(session.agent, ("", ""))[1],
+            agent_mark=agent_mark(session.agent),
         )
         for task_id, session in selectors.bound_sessions(tasks).items()
     }

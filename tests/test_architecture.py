@@ -30,7 +30,7 @@ ADAPTER_PATTERNS = (
     "*/*_views.py",
     "*/mcp*.py",
     "*/hooks/endpoint.py",
-    "*/hooks/claude_code.py",
+    "agents/*/hooks.py",
     "*/asgi.py",
     "*/hooks/asgi_io.py",
     "*/hooks/wake.py",
@@ -145,7 +145,8 @@ def test_the_adapter_patterns_find_every_adapter_module() -> None:
         "reviews/mcp_files.py",
         "reviews/file_views.py",
         "sessions/hooks/endpoint.py",
-        "sessions/hooks/claude_code.py",
+        "agents/claude_code/hooks.py",
+        "agents/codex/hooks.py",
         "sessions/hooks/wake.py",
         "relaybay_site/integrations.py",
         "relaybay_site/mcp_server.py",
@@ -220,6 +221,7 @@ ALLOWED_IMPORTS = {
     "sessions": {"environments", "policy", "tasks"},
     "plans": {"sessions", "tasks"},
     "reviews": {"tasks"},
+    "agents": {"sessions", "tasks"},
 }
 
 

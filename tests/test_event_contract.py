@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from agents.claude_code.hooks import hook_event
 from environments import services as environment_services
 from environments.services import Change
 from memory import services as memory_services
@@ -30,7 +31,6 @@ from policy import services as policy_services
 from reviews import services as review_services
 from sessions import services as session_services
 from sessions.hooks import activity, stuck, sweep
-from sessions.hooks.claude_code import hook_event
 from sessions.models import Session
 from tasks import services
 from tasks.events import KINDS, describe

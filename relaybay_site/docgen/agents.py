@@ -1,17 +1,13 @@
-"""docs/agents.md: what works for each agent CLI, side by side, from the adapters of the
-hook room (sessions/hooks/): the events each reads, what each becomes, and the facts each
-adapter sets on every event — so the page changes when an adapter does."""
+"""docs/agents.md: what works for each agent CLI, side by side, from the agents' packages
+(agents/<agent>/, the one list in agents/registry.py): the events each reads, what each
+becomes, and each agent's capabilities as flags — so the page changes when a package does."""
 
 from __future__ import annotations
 
-from types import ModuleType
-
+from agents.registry import AGENTS
 from relaybay_site.docgen.common import GENERATED, cell
-from sessions.hooks import claude_code, codex
 from sessions.hooks import event as ev
-from sessions.hooks.routes import ROUTES
-
-ADAPTERS: tuple[ModuleType, ...] = (claude_code, codex)
+from sessions.hooks.registry import AgentSpec, Capabilities
 
 # What relaybay does with each neutral kind (the pipeline, sessions/hooks/service.py).
 DOES = {
@@ -27,22 +23,18 @@ DOES = {
 }
 
 
-def _sample(adapter: ModuleType, name: str) -> ev.HookEvent | None:
-    return adapter.parse({"hook_event_name": name, "session_id": "x", "reason": "other"})
-
-
 def _events() -> list[str]:
-    names = sorted({name for a in ADAPTERS for name in a.KINDS}, key=lambda n: (_order(n), n))
+    names = sorted({name for a in AGENTS for name in _kinds(a)}, key=lambda n: (_order(n), n))
     rows = []
     for name in names:
         cells = []
-        for adapter in ADAPTERS:
-            kind = adapter.KINDS.get(name)
+        for agent in AGENTS:
+            kind = _kinds(agent).get(name)
             cells.append(f"`{kind}`" if kind else "—")
-        kinds = {adapter.KINDS.get(name) for adapter in ADAPTERS} - {None}
+        kinds = {_kinds(agent).get(name) for agent in AGENTS} - {None}
         does = "; ".join(DOES[k] for k in sorted(kinds, key=ev.KINDS.index))
         rows.append(f"| {name} | {' | '.join(cells)} | {cell(does)} |")
-    titles = " | ".join(a.TITLE for a in ADAPTERS)
+    titles = " | ".join(a.title for a in AGENTS)
     return [
         "## Hook events",
         "",
@@ -51,58 +43,104 @@ def _events() -> list[str]:
         "changes nothing.",
         "",
         f"| Event | {titles} | relaybay does |",
-        "| --- | " + " | ".join("---" for _ in ADAPTERS) + " | --- |",
+        "| --- | " + " | ".join("---" for _ in AGENTS) + " | --- |",
         *rows,
         "",
     ]
 
 
+def _kinds(agent: AgentSpec) -> dict[str, str]:
+    """The agent's event names → relaybay's kinds (a spec names its kinds' events)."""
+    found: dict[str, str] = {}
+    for kind, name in agent.kinds.items():
+        found.setdefault(name, kind)
+    for name, kind in _read_only_events(agent).items():
+        found.setdefault(name, kind)
+    return found
+
+
+def _read_only_events(agent: AgentSpec) -> dict[str, str]:
+    """Events an adapter reads as a kind it has another name for (Codex's PermissionRequest
+    is a NOTICE): asked of its own parse, one sample each."""
+    found = {}
+    for name in ("PermissionRequest", "Notification"):
+        event = agent.parse({"hook_event_name": name, "session_id": "x"}, None)
+        if event is not None and agent.kinds.get(event.kind) != name:
+            found[name] = event.kind
+    return found
+
+
 def _order(name: str) -> int:
-    kinds = [a.KINDS.get(name) for a in ADAPTERS if a.KINDS.get(name)]
+    kinds = [_kinds(a).get(name) for a in AGENTS if _kinds(a).get(name)]
     return ev.KINDS.index(kinds[0]) if kinds else len(ev.KINDS)
 
 
-def _facts() -> list[str]:
-    def fact(adapter: ModuleType, what: str) -> str:
-        start = _sample(adapter, "SessionStart")
-        end = _sample(adapter, "SessionEnd")
-        assert start is not None
-        assert end is not None
-        return {
-            "route": f"`POST {adapter.PATH}`",
-            "can_ask": "yes"
-            if start.can_ask
-            else "no: an ask is sent as a deny that says to ask the owner",
-            "meta_links": "yes: `_meta.sessionId` links the session exactly"
-            if start.meta_links
-            else "no: pass `hook_session` (the SessionStart line gives it)",
-            "end": "ends the process, not the work: bindings kept, status idle"
-            if end.process_only
-            else "ends the session (bindings kept only after /clear or /resume)",
-        }[what]
+# Each capability flag as a row of the side-by-side table: its label, and what yes and no
+# mean for the owner (docs/agents.md reads these, so a new flag needs its row here).
+FLAGS: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "turn_end",
+        "A turn end relaybay may block",
+        "yes: the owner-comment block and the turn-end check run there",
+        "no: owner comments wait for the next prompt or tool output",
+    ),
+    (
+        "asks",
+        "Honours an “ask” answer",
+        "yes",
+        "no: an ask is sent as a deny that says to ask the owner",
+    ),
+    ("wakes", "Wakes on an owner comment (opt-in hook)", "yes", "no"),
+    (
+        "meta_links",
+        "MCP calls carry the session id",
+        "yes: `_meta.sessionId` links the session exactly",
+        "no: pass `hook_session` (the SessionStart line gives it)",
+    ),
+    (
+        "end_is_process",
+        "SessionEnd",
+        "ends the process, not the work: bindings kept, status idle",
+        "ends the session",
+    ),
+    ("todo", "Reports its own todo list", "yes", "no"),
+)
 
+
+def _flag(agent: AgentSpec, key: str, yes: str, no: str) -> str:
+    text = yes if getattr(agent.capabilities, key) else no
+    if key == "end_is_process" and not agent.capabilities.end_is_process:
+        kept = agent.capabilities.end_keeps_bindings
+        text += f" (bindings kept after {' or '.join(sorted(kept))})" if kept else ""
+    return text
+
+
+def _facts() -> list[str]:
+    assert {f[0] for f in FLAGS} | {"allows", "end_keeps_bindings"} == set(
+        Capabilities.__dataclass_fields__
+    ), "every capability flag has its row (FLAGS)"
     rows = [
-        ("Hook route", "route"),
-        ("Honours an “ask” answer", "can_ask"),
-        ("MCP calls carry the session id", "meta_links"),
-        ("SessionEnd", "end"),
+        "| Hook route | " + " | ".join(f"`POST {a.path}`" for a in AGENTS) + " |",
+        *(
+            f"| {label} | " + " | ".join(cell(_flag(a, key, yes, no)) for a in AGENTS) + " |"
+            for key, label, yes, no in FLAGS
+        ),
     ]
-    head = " | ".join(a.TITLE for a in ADAPTERS)
+    head = " | ".join(a.title for a in AGENTS)
     return [
         "## Side by side",
         "",
+        "Each agent's capabilities, as the flags of its package (`agents/<agent>/hooks.py`, "
+        "`CAPABILITIES`) that relaybay's hook steps read.",
+        "",
         f"| | {head} |",
-        "| --- | " + " | ".join("---" for _ in ADAPTERS) + " |",
-        *(
-            f"| {label} | " + " | ".join(cell(fact(a, key)) for a in ADAPTERS) + " |"
-            for label, key in rows
-        ),
+        "| --- | " + " | ".join("---" for _ in AGENTS) + " |",
+        *rows,
         "",
     ]
 
 
 def render() -> str:
-    assert {a.PATH for a in ADAPTERS} == set(ROUTES), "every routed adapter is on this page"
     lines = [
         GENERATED,
         "",
@@ -110,7 +148,7 @@ def render() -> str:
         "",
         "relaybay watches the coding agents you run through their hooks and lets them work "
         "through its MCP tools. Two agent CLIs are supported side by side, each through an "
-        "adapter of the hook room (`sessions/hooks/`, docs/architecture.md §11): **Claude "
+        "agent package (`agents/<agent>/`, docs/architecture.md §11): **Claude "
         "Code** (`relaybay setup`) and **Codex** (`relaybay setup --agent codex`). Both get "
         "the same board, the same guard in front of live stands, owner comments in their "
         "context and the same MCP tools.",

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from relaybay_site.setup import detect, entries
 from relaybay_site.setup.entries import TOKEN_ENV, Target
 
-# The route of sessions/hooks/codex.py (its PATH): one constant the adapter can import.
+# The route of agents/codex/hooks.py (its PATH): one constant the adapter can import.
 CODEX_HOOK_PATH = "/hooks/codex"
 CODEX_AGENT = "codex"  # Session.agent of a session Codex's hooks report
 CONFIG_NAME = "config.toml"

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable
 
 from asgiref.sync import sync_to_async
 
@@ -23,7 +22,6 @@ from core.security import headers_of
 from sessions.effort.worker import reader as effort_reader
 from sessions.hooks import service
 from sessions.hooks.activity import flush_pending_activity
-from sessions.hooks.answer import HookAnswer
 from sessions.hooks.asgi_io import (
     Receive,
     Scope,
@@ -34,7 +32,7 @@ from sessions.hooks.asgi_io import (
     read_body,
 )
 from sessions.hooks.asgi_io import refuse as _refuse
-from sessions.hooks.event import HookEvent
+from sessions.hooks.registry import AgentSpec
 
 log = logging.getLogger("relaybay.hooks")
 
@@ -42,21 +40,6 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 _hook_event = sync_to_async(service.hook_event, thread_sensitive=True)
 _flush = sync_to_async(flush_pending_activity, thread_sensitive=True)
 _flush_timer: asyncio.TimerHandle | None = None
-
-
-class Adapter(Protocol):
-    """What an agent's adapter module provides (docs/architecture.md §9)."""
-
-    AGENT: str  # its name ("claude-code")
-    TITLE: str  # the agent as people call it ("Claude Code")
-    PATH: str  # its hook route ("/hooks/claude-code")
-    PASSED_HEADERS: tuple[str, ...]  # request headers it may read (never Authorization)
-
-    def parse(
-        self, payload: Mapping[str, Any], headers: Mapping[str, str] | None = None
-    ) -> HookEvent | None: ...
-
-    def render(self, answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None: ...
 
 
 def _schedule_flush(delay: float | None) -> None:
@@ -85,12 +68,12 @@ async def _run_flush() -> None:
         log.exception("writing the pending session activity failed")
 
 
-def door(adapter: Adapter) -> App:
+def door(adapter: AgentSpec) -> App:
     """The ASGI endpoint of one agent's hooks."""
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("method") != "POST":
-            await _refuse(send, 405, f"POST the {adapter.TITLE} hook input JSON.")
+            await _refuse(send, 405, f"POST the {adapter.title} hook input JSON.")
             return
         body = await read_body(receive)
         if body is None:
@@ -103,14 +86,14 @@ def door(adapter: Adapter) -> App:
             await _refuse(send, 400, problem)
             return
         sent = headers_of(scope.get("headers", []))
-        headers = {name: sent[name] for name in adapter.PASSED_HEADERS if name in sent}
+        headers = {name: sent[name] for name in adapter.passed_headers if name in sent}
         event = None
         try:
             event = adapter.parse(payload, headers)
             done = await _hook_event(event) if event is not None else None
         except Exception:
             # Never in the agent's way: a failure is logged and the hook ends quietly.
-            log.exception("%s hook %s failed", adapter.TITLE, event.name if event else "?")
+            log.exception("%s hook %s failed", adapter.title, event.name if event else "?")
             await answer(send, 204)
             return
         if done is None or done.answer is None or event is None:

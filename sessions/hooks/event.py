@@ -1,8 +1,9 @@
 """The hook room's door: one agent-neutral event in, one neutral answer out (§4).
 
-An agent CLI's hook input (Claude Code's JSON today) reaches relaybay through its adapter
-(sessions/hooks/claude_code.py), the only code that knows that agent's payload keys, event
-names, answer shapes and quirks. The adapter turns the request into a `HookEvent`; the
+An agent CLI's hook input reaches relaybay through its adapter (agents/<agent>/hooks.py,
+registered in sessions/hooks/registry.py), the only code that knows that agent's payload
+keys, event names, answer shapes and quirks; its tool table (agents/<agent>/tools.py) makes
+neutral Tools of its tool calls. The adapter turns the request into a `HookEvent`; the
 pipeline (service.py) and every step plugged into it — linking, status, todos, owner
 comments, the guard, turn-end, waiting, stuck, plan reminders — read only these fields; the
 adapter turns the `HookAnswer` (answer.py) back into the agent's JSON.
@@ -54,6 +55,7 @@ class Tool:
     mcp_server: str = ""  # MCP: the server and the tool as the agent names them
     mcp_tool: str = ""
     waits_on: str = ""
+    paths: tuple[str, ...] = ()  # EDIT: the files it changes, as the agent names them
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,6 @@ class HookEvent:
     reason: str = ""  # SESSION_END: why
     keeps_bindings: bool = False  # SESSION_END: the work goes on (after /clear, /resume)
     process_only: bool = False  # SESSION_END ends the process, not the session: it goes idle
-    can_ask: bool = True  # the agent honours an "ask" answer (else the guard denies instead)
-    meta_links: bool = False  # its MCP calls carry this session id: they link it themselves
     tool: Tool | None = None  # PRE_TOOL, POST_TOOL
     notice: Notice | None = None  # NOTICE
     stop_continued: bool = False  # STOP: another hook already continued this turn

@@ -28,6 +28,7 @@ from environments import selectors as env_selectors
 from environments.services import live_action_record
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
+from sessions.hooks import registry
 from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.hooks.event import Tool
 from sessions.hooks.linking import projects_containing
@@ -134,13 +135,13 @@ def _journal(
             rule=touch.rule,
             actor=actor,
             agent=call.event.agent,
-            sent=_sent(touch.decision, call.event.can_ask),
+            sent=_sent(touch.decision, registry.capabilities(call.event.agent).asks),
         )
 
 
-def _sent(decision: str, can_ask: bool) -> str:
+def _sent(decision: str, asks: bool) -> str:
     """What the agent is answered: an agent that cannot ask (Codex) is denied instead."""
-    return "deny" if decision == "ask" and not can_ask else decision
+    return "deny" if decision == "ask" and not asks else decision
 
 
 def _test_values(stands: Stands) -> tuple[str, ...]:

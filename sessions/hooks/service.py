@@ -28,7 +28,7 @@ from sessions.fields import valid_agent_session_id
 from sessions.hooks import activity as window
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
-from sessions.hooks import linking, todos, waiting
+from sessions.hooks import linking, registry, todos, waiting
 from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.hooks.event import HookEvent
 from sessions.hooks.observed import observed as observe
@@ -113,7 +113,8 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
         return Handled(answer=None, dropped=True)
     answer = HookAnswer()
     if seen.kind == ev.SESSION_START:
-        answer.add_context(hook_answer.session_start_line(seen.session_id, seen.meta_links))
+        links = registry.capabilities(seen.agent).meta_links
+        answer.add_context(hook_answer.session_start_line(seen.session_id, links))
     known = link.session if link.action in _KNOWN else None
     decided = HookCall(event=event, session=known, exact=False, actor=actor)
     hook_answer.run_deciders(decided, answer)

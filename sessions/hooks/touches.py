@@ -1,10 +1,10 @@
 """Which files a tool call is about to change (issue 32): paths only, never contents.
 
-From the neutral tool call of a PreToolUse: an edit tool's file (Claude Code's Edit, Write,
-MultiEdit, NotebookEdit; Codex's apply_patch, whose patch names each file it adds, updates,
-deletes or moves), and the obvious writes of a shell command — `>` and `>>` redirects, `tee`,
-`sed -i`, the targets of `mv`, `cp` and `rm`, `git checkout -- <path>`. Anything less
-obvious is not guessed at: a missed write costs a warning, a false one costs trust.
+From the neutral tool call of a PreToolUse: the files an edit tool changes (each agent's
+tool table names them: agents/<agent>/tools.py), and the obvious writes of a shell
+command — `>` and `>>` redirects, `tee`, `sed -i`, the targets of `mv`, `cp` and `rm`,
+`git checkout -- <path>`. Anything less obvious is not guessed at: a missed write costs a
+warning, a false one costs trust.
 
 Each path is resolved against the session's cwd and kept only inside the repository, as a
 path relative to its root. Pure: strings in, strings out.
@@ -14,18 +14,11 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Mapping
-from typing import Any
-
-import regex
+from collections.abc import Iterable
 
 from core.no_secrets import holds_token
 from sessions.hooks import event as ev
 
-PATH_KEYS = ("file_path", "notebook_path")
-_PATCH_FILE = regex.compile(
-    r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", regex.M
-)
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
 _REDIRECTS = frozenset({">", ">>", "1>", "1>>", "2>", "2>>", "&>", "&>>", ">|"})
 _NOWHERE = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
@@ -35,14 +28,12 @@ _COMMAND_MAX = 20_000
 
 
 def written_paths(tool: ev.Tool | None) -> list[str]:
-    """The paths a tool call is about to change, as written (absolute or relative)."""
+    """The paths a tool call is about to change, as written (absolute or relative): an edit
+    tool's own (its agent's tool table names them), or a shell command's obvious writes."""
     if tool is None:
         return []
     if tool.kind == ev.EDIT:
-        found = [_text(tool.input, key) for key in PATH_KEYS]
-        patch = _text(tool.input, "command") or _text(tool.input, "patch")
-        found += [a or b for a, b in _PATCH_FILE.findall(patch)] if "*** " in patch else []
-        return _unique(p.strip() for p in found if p and p.strip())
+        return _unique(p for p in tool.paths if p)
     if tool.kind == ev.SHELL and tool.command:
         return _unique(_shell_writes(tool.command[:_COMMAND_MAX]))
     return []
@@ -68,11 +59,6 @@ def in_repository(paths: Iterable[str], cwd: str, root: str) -> list[str]:
         if full != base and full.startswith(base.rstrip("/") + "/"):
             found.append(os.path.relpath(full, base))
     return _unique(found)
-
-
-def _text(given: Mapping[str, Any], key: str) -> str:
-    value = given.get(key)
-    return value if isinstance(value, str) else ""
 
 
 def _unique(paths: Iterable[str]) -> list[str]:

@@ -1,6 +1,7 @@
-"""POST /hooks/claude-code/wait: the wake-up hook's held request (§4 Wake-up hook).
+"""POST <an agent's wake-up route>: the wake-up hook's held request (§4 Wake-up hook).
 
-Claude Code runs the opt-in wake-up hook in the background after every Stop
+An agent that wakes (its capabilities.wakes; Claude Code, at /hooks/claude-code/wait) runs
+the opt-in wake-up hook in the background after every Stop
 (`hook_client --wait`, asyncRewake). Its request is held here for up to WAIT_SECONDS and
 answered
 - 200 {"wake": "<lines>"} as soon as an undelivered owner comment exists (or appears) for
@@ -17,10 +18,11 @@ Why a raw ASGI endpoint, not a Django view: Django's ASGI handler enters a
 ThreadSensitiveContext per request, and its request_started receivers (sync) give every
 request a one-thread executor that lives until the request ends — measured: 50 open
 /events streams, 50 extra threads. Two hundred held waits would hold two hundred idle
-threads. relaybay_site.asgi routes WAIT_PATH here after the Host, Origin and Bearer checks
-(and adds the §9.7 headers), so a wait holds no thread at all: it is one asyncio future.
-Its DB work runs briefly through sync_to_async(thread_sensitive=True) in the process's
-one sync thread, the same one the MCP tools use.
+threads. relaybay_site.asgi routes each wake-up route (AgentSpec.wait_path) here after the
+Host, Origin and Bearer checks (and adds the §9.7 headers), so a wait holds no thread at
+all: it is one asyncio future. Its DB work runs briefly through
+sync_to_async(thread_sensitive=True) in the process's one sync thread, the same one the MCP
+tools use.
 
 Waking up without polling: one live-bus subscriber per event loop (while waits are open)
 re-checks only the waits an event concerns — comment.added, session.status_changed and
@@ -66,7 +68,6 @@ from sessions.models import ENDED, IDLE
 
 log = logging.getLogger("relaybay.wake")
 
-WAIT_PATH = "/hooks/claude-code/wait"
 WAIT_SECONDS = 25 * 60  # §4: held up to 25 minutes (the hook's own timeout is 30)
 WAIT_SECONDS_FIELD = "relaybay_wait_seconds"
 SETTLE_SECONDS = 1.0
@@ -309,7 +310,7 @@ async def _until_disconnect(receive: Receive) -> None:
 
 
 async def app(scope: Scope, receive: Receive, send: Send) -> None:
-    """The ASGI endpoint of WAIT_PATH (Host, Origin and Bearer already checked)."""
+    """The ASGI endpoint of the wake-up routes (Host, Origin and Bearer already checked)."""
     if scope.get("method") != "POST":
         await refuse(send, 405, "POST the Stop hook input.")
         return

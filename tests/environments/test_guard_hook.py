@@ -12,10 +12,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from agents.claude_code.hooks import hook_event
 from environments import services
 from environments.services import Change
 from policy import services as policy_services
-from sessions.hooks.claude_code import hook_event
 from tasks.models import Event
 from tests.environments.factories import guard_mode, live_stand
 from tests.sessions.hook_payloads import CWD, payload

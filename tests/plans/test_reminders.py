@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
+from agents.claude_code import hooks as claude_code
+from agents.claude_code.hooks import HookResult, hook_event
 from plans import reminders
 from plans import services as plan_services
 from sessions import services as session_services
 from sessions.hooks import answer as hook_answer
-from sessions.hooks import claude_code
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
-from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.hooks.event import HookEvent
 from sessions.models import Session
 from tasks import services as task_services

@@ -12,12 +12,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from agents.claude_code.hooks import hook_event
 from core import tokens
 from core.security import COOKIE_NAME, current_token
 from plans import panels, services
 from sessions import services as session_services
 from sessions.hooks import activity
-from sessions.hooks.claude_code import hook_event
 from tasks.models import Event, Task
 from tests.sessions.hook_payloads import payload
 from tests.tasks.factories import ACTOR, add_report, make_project, make_task, reload

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from agents.claude_code.hooks import HookResult, hook_event
 from reviews import services
 from sessions import services as session_services
 from sessions.hooks import activity
-from sessions.hooks.claude_code import HookResult, hook_event
 from tasks.models import Comment, Task
 from tests.sessions.hook_payloads import payload
 from tests.tasks.factories import ACTOR, make_task

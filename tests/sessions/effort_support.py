@@ -9,9 +9,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents.claude_code import hooks as claude_code
 from sessions import services
 from sessions.effort.paths import Roots
-from sessions.hooks import activity, claude_code
+from sessions.hooks import activity
 from sessions.models import Session
 from tasks.models import Task
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessions.hooks import codex
+from agents.codex import hooks as codex
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer
 from tests.sessions.codex_payloads import NAMES, SESSION, codex_payload
@@ -38,8 +38,8 @@ def test_every_captured_input_is_an_event_of_its_kind_or_none(name: str) -> None
         body["hook_event_name"],
     )
     assert event.cwd == body["cwd"]
-    assert event.can_ask is False
-    assert event.meta_links is True
+    assert codex.CAPABILITIES.asks is False
+    assert codex.CAPABILITIES.meta_links is True
 
 
 def test_a_shell_call_and_an_mcp_call_are_read_for_the_guard() -> None:

@@ -11,9 +11,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from agents.claude_code import hooks as claude_code
 from core.config import load_config
 from sessions import services
-from sessions.hooks import activity, claude_code
+from sessions.hooks import activity
 from sessions.models import Collision, TouchedPath
 from tasks.models import Event
 from tests.sessions.hook_payloads import CWD, payload

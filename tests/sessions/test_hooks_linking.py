@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from agents.claude_code.hooks import HookResult, hook_event
 from relaybay_site.setup.entries import Target, http_hook
 from sessions import selectors, services
 from sessions.hooks import activity, linking
-from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session, TaskBinding
 from tasks.models import Event, Project, Task
 from tests.sessions.hook_payloads import CWD, payload

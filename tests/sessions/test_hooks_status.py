@@ -7,14 +7,15 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from agents.claude_code import hooks as claude_code
+from agents.claude_code.hooks import HookResult, hook_event
 from sessions import selectors, services
-from sessions.hooks import activity, claude_code
+from sessions.hooks import activity
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
 from sessions.hooks import service as hook_service
 from sessions.hooks.activity import ActivityClock
 from sessions.hooks.answer import HookAnswer, HookCall
-from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session, TaskBinding
 from tasks.events import KINDS, describe
 from tasks.models import Event, Task

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from agents.claude_code.hooks import HookResult, hook_event
 from sessions.hooks import activity
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookCall, StopRequest, stop_may_block
-from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session
 from tests.sessions.hook_payloads import payload
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from agents.claude_code.hooks import HookResult, hook_event
 from sessions import selectors, services
 from sessions.hooks import activity
-from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session, SessionTodo
 from tasks import extensions
 from tasks.models import Event, Task

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from agents.claude_code.hooks import hook_event
 from core import tokens
 from core.security import COOKIE_NAME, current_token
 from sessions.hooks import activity
-from sessions.hooks.claude_code import hook_event
 from sessions.inbox import unlinked_group
 from tests.sessions.hook_payloads import CWD, payload
 from tests.tasks.factories import make_project

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from agents.claude_code.hooks import hook_event
 from sessions.fields import stored_agent_id
 from sessions.hooks import waiting
-from sessions.hooks.claude_code import hook_event
 from sessions.models import Session, SessionTodo
 from tasks.models import Event
 from tests.environments.factories import live_stand

@@ -12,15 +12,16 @@ from typing import Any
 
 import pytest
 
+from agents.claude_code.hooks import hook_event
+from agents.codex import hooks as codex
 from plans import reminders
 from plans import services as plan_services
 from sessions import brief, render_md
 from sessions import services as session_services
 from sessions.hooks import answer as hook_answer
-from sessions.hooks import codex, resume, service
 from sessions.hooks import event as ev
+from sessions.hooks import resume, service
 from sessions.hooks.answer import HookAnswer, HookCall
-from sessions.hooks.claude_code import hook_event
 from tasks import services as task_services
 from tasks.models import Task
 from tests.sessions.codex_payloads import codex_payload

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from agents.claude_code.hooks import hook_event
 from relaybay_site import demo
 from relaybay_site.demo_data import TODO_HOOK_SESSION
 from sessions import brief
-from sessions.hooks.claude_code import hook_event
 from sessions.models import TaskBinding
 from tasks.models import Task
 from tests.sessions.hook_payloads import payload

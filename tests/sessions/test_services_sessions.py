@@ -8,10 +8,11 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from agents.claude_code import hooks as claude_code
 from core.errors import InvalidField
 from sessions import selectors, services
 from sessions.extensions import resolve_caller, task_line_suffixes, task_section
-from sessions.hooks import activity, claude_code
+from sessions.hooks import activity
 from sessions.models import Session, SessionAlias, TaskBinding
 from tasks.models import Event, Task
 from tests.tasks.factories import make_project, make_task

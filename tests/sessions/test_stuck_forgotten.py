@@ -14,11 +14,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from agents.claude_code.hooks import hook_event
 from core import tokens
 from core.security import current_token
 from sessions import services as session_services
 from sessions.hooks import activity, forgotten, stuck, sweep
-from sessions.hooks.claude_code import hook_event
 from sessions.models import Session, TaskBinding
 from tasks import services as task_services
 from tasks.models import Event, Task

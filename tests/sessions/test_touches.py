@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sessions.hooks import claude_code, codex
+from agents.claude_code import hooks as claude_code
+from agents.codex import hooks as codex
 from sessions.hooks.touches import in_repository, written_paths
 from tests.sessions import codex_payloads, hook_payloads
 

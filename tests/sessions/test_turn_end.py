@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from agents.claude_code.hooks import HookResult, hook_event
 from sessions import services as session_services
 from sessions.hooks import activity, turn_end
-from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session
 from tasks import services as task_services
 from tasks.models import Task

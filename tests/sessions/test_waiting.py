@@ -11,10 +11,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from agents.claude_code.hooks import HookResult, hook_event
 from sessions import inbox
 from sessions import services as session_services
 from sessions.hooks import activity, waiting
-from sessions.hooks.claude_code import HookResult, hook_event
 from sessions.models import Session
 from tests.sessions.hook_payloads import payload
 from tests.support import tokens

@@ -206,7 +206,7 @@ def test_an_unreadable_config_is_one_failed_item_with_its_fix(home, target) -> N
 
 @pytest.mark.django_db(transaction=True)
 def test_a_hook_event_is_seen_once_codex_reported_a_session() -> None:
-    from sessions.hooks import codex as adapter
+    from agents.codex import hooks as adapter
     from sessions.hooks.service import hook_event
     from tests.sessions.codex_payloads import codex_payload
 

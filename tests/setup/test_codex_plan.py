@@ -363,7 +363,7 @@ def test_codex_home_is_the_option_then_codex_home_then_dot_codex(tmp_path, monke
 
 def test_the_route_and_agent_are_the_codex_adapters() -> None:
     """One source: setup writes the path the adapter serves and looks for its sessions."""
-    from sessions.hooks import codex as adapter
+    from agents.codex import hooks as adapter
 
     assert codex.CODEX_HOOK_PATH == adapter.PATH
     assert codex.CODEX_AGENT == adapter.AGENT

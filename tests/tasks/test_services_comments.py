@@ -1,7 +1,7 @@
 """Owner comments and agent replies: the services, the delivery selection and the hook rules
 (§1 Comment, §4 Owner comments through hooks).
 
-Data is made through services; hook events go through sessions.hooks.claude_code.hook_event with
+Data is made through services; hook events go through agents.claude_code.hooks.hook_event with
 the real Claude Code 2.1.332 payloads (tests/sessions/hook_payloads.py), so the delivery
 provider, the SessionStart line and the Stop handler run exactly as the endpoint runs them.
 """
@@ -15,6 +15,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from agents.claude_code.hooks import hook_event
 from core.errors import InvalidField, NotFound
 from sessions import brief
 from sessions import services as session_services
@@ -22,7 +23,6 @@ from sessions.hooks import activity
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import comments as comment_delivery
 from sessions.hooks import event as ev
-from sessions.hooks.claude_code import hook_event
 from sessions.models import Session
 from tasks import services
 from tasks.events import describe

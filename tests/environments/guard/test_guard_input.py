@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from agents.claude_code.hooks import hook_event
 from environments.guard import Verdict, decide, read_call
 from environments.guard.reading import MAX_INPUT_NODES, READ_LIMIT
-from sessions.hooks.claude_code import hook_event
 from tasks.models import Event
 from tests.environments.factories import live_stand
 from tests.environments.guard.stands import as_call, bash, live

@@ -4,7 +4,8 @@ The only code that knows Claude Code's payload keys (`hook_event_name`, `session
 `tool_name`, `tool_input`, `tool_response`, `stop_hook_active`, `notification_type` …), its
 event names, its tools (Bash, Edit, TaskCreate …, mcp__<server>__<tool>) and its answer
 shapes (`hookSpecificOutput.additionalContext`, `permissionDecision`, Stop's
-`decision: "block"`). Real traffic: tests/fixtures/claude-code-2.1.332/.
+`decision: "block"`). Real traffic: tests/fixtures/claude-code-2.1.332/. Its tools become
+neutral Tools in tools.py beside this file; its capabilities are SPEC's flags.
 
 Quirks kept here: a SessionEnd after /clear or /resume keeps the session's bindings (the
 work goes on); the desktop session the environment names comes in the body (command hooks,
@@ -18,26 +19,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agents.claude_code import tools
 from core import actor as actors
 from sessions.fields import desktop_id
 from sessions.hooks import event as ev
 from sessions.hooks import service
 from sessions.hooks.answer import HookAnswer
 from sessions.hooks.event import HookEvent, Host, Notice, TodoChange, TodoItem, Tool
-from sessions.hooks.payload import (
-    context_answer,
-    first_line,
-    mapping,
-    shell_or_mcp_tool,
-    text,
-    waits_on,
-)
+from sessions.hooks.payload import mapping, text
+from sessions.hooks.registry import AgentSpec, Capabilities
 from sessions.models import Session
 from tasks.models import Event
 
 AGENT = "claude-code"
 TITLE = "Claude Code"
+MARK = "CC"
 PATH = "/hooks/claude-code"
+WAIT_PATH = "/hooks/claude-code/wait"  # the opt-in wake-up hook (§4 Wake-up hook)
 KINDS = {
     "SessionStart": ev.SESSION_START,
     "UserPromptSubmit": ev.PROMPT,
@@ -52,9 +50,6 @@ NAMES = {kind: name for name, kind in KINDS.items()}
 CONTEXT_KINDS = frozenset({ev.SESSION_START, ev.PROMPT, ev.PRE_TOOL, ev.POST_TOOL})
 # SessionEnd reasons after which the session lives on (§4): /clear and /resume.
 KEEPS_BINDINGS = frozenset({"clear", "resume"})
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-ASKING_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
-TODO_TOOLS = frozenset({"TaskCreate", "TaskUpdate", "TodoWrite"})
 NOTICES = {"permission_prompt": ev.PERMISSION, "idle_prompt": ev.INPUT}
 HOST_FIELD = "relaybay_host_session"
 ATTENDED_FIELD = "relaybay_host_attended"
@@ -85,34 +80,19 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
         transcript_path=text(payload, "transcript_path"),
         source=text(payload, "source"),
         reason=reason,
-        keeps_bindings=kind == ev.SESSION_END and reason in KEEPS_BINDINGS,
+        keeps_bindings=kind == ev.SESSION_END and reason in CAPABILITIES.end_keeps_bindings,
         tool=tool,
         notice=_notice(payload) if kind == ev.NOTICE else None,
         stop_continued=payload.get("stop_hook_active") is True,
         host=_host(payload, headers or {}),
-        todo=_todo(payload) if kind == ev.POST_TOOL and tool and tool.name in TODO_TOOLS else None,
+        todo=_todo(payload)
+        if kind == ev.POST_TOOL and tool and tool.name in tools.TODO_TOOLS
+        else None,
     )
 
 
 def _tool(payload: Mapping[str, Any]) -> Tool:
-    name = text(payload, "tool_name")
-    given = mapping(payload, "tool_input")
-    if (shared := shell_or_mcp_tool(name, given)) is not None:
-        return shared
-    if name in ASKING_TOOLS:
-        return Tool(name, ev.ASKS, given, waits_on=_asks(name, given))
-    kind = ev.EDIT if name in EDIT_TOOLS else ev.OTHER
-    return Tool(name, kind, given, waits_on=waits_on(given))
-
-
-def _asks(name: str, given: Mapping[str, Any]) -> str:
-    """What AskUserQuestion asks (its first question) or ExitPlanMode's plan title."""
-    if name == "AskUserQuestion":
-        questions = given.get("questions")
-        first = questions[0] if isinstance(questions, list) and questions else {}
-        question = text(first, "question") if isinstance(first, Mapping) else ""
-        return question or text(given, "question")
-    return first_line(text(given, "plan")) or "plan approval"
+    return tools.tool(text(payload, "tool_name"), mapping(payload, "tool_input"))
 
 
 def _notice(payload: Mapping[str, Any]) -> Notice:
@@ -203,6 +183,37 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
     if answer.lines:
         output["additionalContext"] = answer.context
     return context_answer(NAMES[event.kind], output)
+
+
+def context_answer(name: str, output: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`{"hookSpecificOutput": {"hookEventName": name, …}}`, the shape Claude Code (and
+    Codex, which copied it) reads context and decisions from; None when it is empty."""
+    if not output:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": name, **output}}
+
+
+CAPABILITIES = Capabilities(
+    turn_end=True,
+    asks=True,
+    allows=True,
+    wakes=True,
+    meta_links=False,
+    end_keeps_bindings=KEEPS_BINDINGS,
+    todo=True,
+)
+SPEC = AgentSpec(
+    name=AGENT,
+    title=TITLE,
+    mark=MARK,
+    path=PATH,
+    parse=parse,
+    render=render,
+    capabilities=CAPABILITIES,
+    passed_headers=PASSED_HEADERS,
+    wait_path=WAIT_PATH,
+    kinds=NAMES,
+)
 
 
 # --- the adapter as one call ------------------------------------------------------------------

@@ -15,7 +15,7 @@ Its quirks, as neutral facts:
   end it;
 - there is no Notification: a PermissionRequest is Codex waiting for an answer;
 - PreToolUse honours `permissionDecision: "deny"` but treats "ask" and "allow" as a failed
-  hook and runs the tool (`can_ask` False: the guard denies with a reason that says to ask
+  hook and runs the tool (`asks` False: the guard denies with a reason that says to ask
   the owner); relaybay never answers a PermissionRequest for the owner;
 - its MCP calls carry the thread id as `_meta.sessionId` / `_meta.threadId`
   (`meta_links`): they link the session without a hook_session argument;
@@ -28,13 +28,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents.claude_code.hooks import context_answer
+from agents.codex import tools
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
-from sessions.hooks.payload import context_answer, mapping, shell_or_mcp_tool, text, waits_on
+from sessions.hooks.payload import mapping, text
+from sessions.hooks.registry import AgentSpec, Capabilities
 
 AGENT = "codex"
 TITLE = "Codex"
+MARK = "CX"
 PATH = "/hooks/codex"
 PASSED_HEADERS = ("user-agent",)
 KINDS = {
@@ -48,8 +52,6 @@ KINDS = {
 }
 NAMES = {kind: name for name, kind in KINDS.items() if name != "PermissionRequest"}
 CONTEXT_KINDS = frozenset({ev.SESSION_START, ev.PROMPT, ev.PRE_TOOL, ev.POST_TOOL})
-EDIT_TOOLS = frozenset({"apply_patch"})
-ASKING_TOOLS = frozenset({"request_user_input"})
 ASK_INSTEAD = (
     " Codex cannot ask for permission from a hook, so relaybay refused the call: ask the "
     "owner in the chat, then try again once they have said yes."
@@ -73,10 +75,8 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
         transcript_path="" if sub_agent else text(payload, "transcript_path"),
         source=text(payload, "source"),
         reason=text(payload, "reason"),
-        keeps_bindings=kind == ev.SESSION_END,
-        process_only=kind == ev.SESSION_END,
-        can_ask=False,
-        meta_links=True,
+        keeps_bindings=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
+        process_only=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
         tool=tool,
         notice=Notice(ev.PERMISSION, text(mapping(payload, "tool_input"), "description"))
         if kind == ev.NOTICE
@@ -86,15 +86,7 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
 
 
 def _tool(payload: Mapping[str, Any]) -> Tool:
-    name = text(payload, "tool_name")
-    given = mapping(payload, "tool_input")
-    if (shared := shell_or_mcp_tool(name, given)) is not None:
-        return shared
-    if name in ASKING_TOOLS:
-        asks = text(given, "question") or text(given, "prompt") or "your input"
-        return Tool(name, ev.ASKS, given, waits_on=asks)
-    kind = ev.EDIT if name in EDIT_TOOLS else ev.OTHER
-    return Tool(name, kind, given, waits_on=waits_on(given))
+    return tools.tool(text(payload, "tool_name"), mapping(payload, "tool_input"))
 
 
 def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
@@ -116,3 +108,24 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
     if answer.lines:
         output["additionalContext"] = answer.context
     return context_answer(NAMES[event.kind], output)
+
+
+CAPABILITIES = Capabilities(
+    turn_end=True,
+    asks=False,
+    allows=False,
+    wakes=False,
+    meta_links=True,
+    end_is_process=True,
+)
+SPEC = AgentSpec(
+    name=AGENT,
+    title=TITLE,
+    mark=MARK,
+    path=PATH,
+    parse=parse,
+    render=render,
+    capabilities=CAPABILITIES,
+    passed_headers=PASSED_HEADERS,
+    kinds=NAMES,
+)

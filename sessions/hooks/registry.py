@@ -1,0 +1,104 @@
+"""The agent CLIs relaybay knows, as the hook room sees them: one `AgentSpec` each.
+
+An agent CLI is a package of its own (agents/<agent>/, docs/architecture.md "An agent is a
+package"): its hook adapter, its tool table, its capabilities. The `agents` app registers
+each one here when Django starts (agents/apps.py); the room, the board and the docs read
+only this table — the route of each agent's hooks, its title and mark, and its capabilities
+as flags — so nothing outside an agent's package names an agent or reads its payload keys.
+The room imports no agent package: the registration is a seam, as the providers are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sessions.hooks.answer import HookAnswer
+    from sessions.hooks.event import HookEvent
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an agent CLI does with relaybay's answers, as facts the steps read
+    (docs/agents.md's table is rendered from them)."""
+
+    turn_end: bool = True  # a turn end relaybay may block (Claude Code's Stop): the owner
+    # comment block and the turn-end check run there; without one, comments wait for the
+    # next prompt or tool output
+    asks: bool = True  # honours "ask" on a tool call; else the guard denies, saying to ask
+    allows: bool = False  # honours "allow" (relaybay never sends it: it would skip a prompt)
+    wakes: bool = False  # runs the opt-in wake-up hook (an idle agent wakes on a comment)
+    meta_links: bool = False  # its MCP calls carry its session id: they link by themselves
+    end_keeps_bindings: frozenset[str] = frozenset()  # SessionEnd reasons after which the
+    # work goes on (the bindings stay)
+    end_is_process: bool = False  # every SessionEnd ends the process, not the session: the
+    # bindings stay and the session goes idle
+    todo: bool = False  # reports its own todo list (plan reminders show its items)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent CLI as the room and the board know it."""
+
+    name: str  # "claude-code": stored on sessions, events and the journal
+    title: str  # "Claude Code": how people call it
+    mark: str  # "CC": two letters on cards and rows
+    path: str  # "/hooks/claude-code": its hook route
+    parse: Callable[[Mapping[str, Any], Mapping[str, str] | None], HookEvent | None]
+    render: Callable[[HookAnswer, HookEvent], dict[str, Any] | None]
+    capabilities: Capabilities = field(default_factory=Capabilities)
+    passed_headers: tuple[str, ...] = ()  # request headers it may read; never Authorization
+    wait_path: str = ""  # its wake-up hook's route, when it has one (capabilities.wakes)
+    # Its own names of relaybay's neutral kinds (session_start → "SessionStart"), for docs.
+    kinds: Mapping[str, str] = field(default_factory=dict)
+
+
+_agents: dict[str, AgentSpec] = {}
+_NONE = Capabilities()
+
+
+def register(spec: AgentSpec) -> None:
+    """Add an agent (idempotent by name: a second registration replaces the first)."""
+    _agents[spec.name] = spec
+
+
+def unregister(name: str) -> None:
+    """Take an agent out again (the fake agent of the tests)."""
+    _agents.pop(name, None)
+
+
+def registered() -> tuple[AgentSpec, ...]:
+    """Every agent, in the order they were registered."""
+    return tuple(_agents.values())
+
+
+def get(name: str) -> AgentSpec | None:
+    return _agents.get(name)
+
+
+def capabilities(name: str) -> Capabilities:
+    """The agent's capabilities; an unknown name has the defaults (it may ask, it has a turn
+    end): what relaybay assumed before it knew more than one agent."""
+    spec = _agents.get(name)
+    return spec.capabilities if spec is not None else _NONE
+
+
+def title(name: str) -> str:
+    """How people call the agent ("" for an unknown one)."""
+    spec = _agents.get(name)
+    return spec.title if spec is not None else ""
+
+
+def mark(name: str) -> str:
+    """The agent's two letters ("" for an unknown one)."""
+    spec = _agents.get(name)
+    return spec.mark if spec is not None else ""
+
+
+def hook_paths() -> tuple[str, ...]:
+    """Every hook route and wake-up route of the registered agents (request limits)."""
+    paths = [spec.path for spec in _agents.values()]
+    paths += [spec.wait_path for spec in _agents.values() if spec.wait_path]
+    return tuple(paths)
