@@ -40,6 +40,11 @@ def test_agents_reference_is_current():
     assert current == docgen.render_agents(), STALE.format(name="docs/agents.md")
 
 
+def test_architecture_generated_blocks_are_current():
+    current = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    assert current == docgen.render_architecture(current), STALE.format(name="docs/architecture.md")
+
+
 def test_effort_reference_is_current():
     current = (DOCS / "effort.md").read_text(encoding="utf-8")
     assert current == docgen.render_effort(), STALE.format(name="docs/effort.md")

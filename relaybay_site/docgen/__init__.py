@@ -1,5 +1,6 @@
 """Generated references: docs/configuration.md, docs/mcp-tools.md, docs/commands.md,
-docs/policy.md, docs/agents.md, docs/effort.md.
+docs/policy.md, docs/agents.md, docs/effort.md, and the generated blocks of
+docs/architecture.md.
 
 Each file is rendered from the code that defines it — the settings table
 (`config.SETTINGS`), the tools and resources `mcp.build_server()` registers, the
@@ -88,6 +89,15 @@ def render_policy() -> str:
     return render()
 
 
+def render_architecture(current: str) -> str:
+    """docs/architecture.md with its generated blocks (§11's agents and hook steps) as the
+    code says them now; the hand-written rest as it is."""
+    ensure_django()
+    from relaybay_site.docgen.architecture import BLOCKS, fill
+
+    return fill(current, BLOCKS)
+
+
 # --- running it ------------------------------------------------------------------------------
 
 
@@ -115,6 +125,10 @@ def write_docs(out: Path) -> list[Path]:
         path = out / name
         path.write_text(text, encoding="utf-8")
         written.append(path)
+    plan = out / "architecture.md"
+    source = plan if plan.exists() else DOCS_DIR / "architecture.md"
+    plan.write_text(render_architecture(source.read_text(encoding="utf-8")), encoding="utf-8")
+    written.append(plan)
     return written
 
 
