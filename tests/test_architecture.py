@@ -66,8 +66,37 @@ def _source_files() -> list[Path]:
 
 
 def _adapter_modules() -> list[Path]:
+    """The modules the patterns name, and every module found by what it provides."""
     found = {p for pattern in ADAPTER_PATTERNS for p in ROOT.glob(pattern)}
+    found |= set(_providing_adapters())
     return sorted(p for p in found if p.relative_to(ROOT).parts[0] in PACKAGES)
+
+
+def _providing_adapters() -> list[Path]:
+    """Modules that are adapters by what they define, whatever their file is called: a view
+    (a function whose first parameter is `request`), a raw ASGI app (scope, receive, send),
+    an agent's hook adapter (its SPEC, or parse and render side by side) or an app's MCP
+    tool list (`register(server)`)."""
+    return [path for path in _source_files() if _provides_adapter(ast.parse(path.read_text()))]
+
+
+def _provides_adapter(tree: ast.Module) -> bool:
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    params = [[a.arg for a in f.args.args] for f in functions]
+    top = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    spec = any(
+        isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "SPEC" for t in n.targets)
+        for n in tree.body
+    )
+    return (
+        spec
+        or {"parse", "render"} <= top
+        or any(p[:1] == ["request"] or p[:3] == ["scope", "receive", "send"] for p in params)
+        or any(
+            f.name == "register" and [a.arg for a in f.args.args] == ["server"] for f in functions
+        )
+    )
 
 
 def _sync_name(method: str) -> str:
@@ -222,6 +251,9 @@ def test_the_adapter_patterns_find_every_adapter_module() -> None:
         "relaybay_site/mcp_server.py",
     }
     assert named <= adapters, f"not checked: {sorted(named - adapters)}"
+    provided = {str(p.relative_to(ROOT)) for p in _providing_adapters()}
+    # found by what they provide, not by a file name (the agents' adapters, a raw door)
+    assert {"agents/codex/hooks.py", "sessions/hooks/endpoint.py"} <= provided, provided
     assert {"tasks", "plans", "reviews", "sessions"} <= set(APPS)
 
 
