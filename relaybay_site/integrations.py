@@ -6,7 +6,8 @@ its diff, notes and hash — plus the check results and the unlinked hook sessio
 and Remove ask for confirmation on a rendered page and write only the plan that page
 showed: the form carries the plan hash, and a file that changed meanwhile is refused with
 the new plan shown. Writes need the board cookie and the CSRF token (the middleware) and
-are refused with the Bearer token. Successful writes answer 303 with a flash (§9).
+are refused with the Bearer token. Successful writes answer 303 with a flash (§9). The
+check, as `relaybay doctor`, gives an agent not connected one ok line naming the command.
 
 Codex is shown beside it: detected, its hooks in config.toml present and trusted, MCP
 registered, a hook event seen, each failure with its fix, and the `relaybay setup --agent
@@ -175,6 +176,7 @@ def _machine(state: State) -> dict[str, Any]:
     registered = detect.mcp_registration(claude_home() / ".claude.json")
     return {
         "claude_path": state.claude.path,
+        "connected": detect.claude_connected(claude_home()),
         "claude_version": detect.show_version(state.claude.version),
         "http_hooks": state.claude.http_hooks,
         "http_minimum": detect.show_version(detect.MIN_HTTP_HOOKS_VERSION),
@@ -200,7 +202,7 @@ def _codex_files() -> dict[str, Any]:
     cfg = settings.RELAYBAY
     home = codex.codex_home()  # the server's $CODEX_HOME, else ~/.codex, as setup's
     found = codex.detect_codex()
-    using = codex_checks.in_use(home, found)
+    using = codex_checks.connected(home)
     token_file = str(tokens.token_path(cfg.home_path))
     items = []
     if using:
@@ -314,7 +316,11 @@ def integrations_unlinked(request: HttpRequest) -> HttpResponse:
 async def integrations_check(request: HttpRequest) -> HttpResponse:
     """Run the §5 check items; htmx gets the results in place, a plain form a 303 + flash."""
     items = await asyncio.to_thread(
-        checks.check_items, settings.RELAYBAY.base_url, current_token(), claude_home()
+        checks.check_items,
+        settings.RELAYBAY.base_url,
+        current_token(),
+        claude_home(),
+        if_connected=True,
     )
     items += await _codex_check_items(current_token(), server_ok=items[0].ok)
     rows = [i.as_dict() for i in items]
@@ -332,14 +338,15 @@ async def integrations_check(request: HttpRequest) -> HttpResponse:
 
 
 async def _codex_check_items(token: str, *, server_ok: bool) -> list[checks.Item]:
-    """Codex's items after Claude Code's when Codex is there: its hook route (when the server
-    answered), config.toml and a hook event seen (not RELAYBAY_TOKEN: the server's
-    environment is not Codex's)."""
+    """Codex's items after Claude Code's when it is connected (else one ok line naming the
+    command): its hook route (when the server answered), config.toml and a hook event seen
+    (not RELAYBAY_TOKEN: the server's environment is not Codex's)."""
     cfg = settings.RELAYBAY
     home = codex.codex_home()
+    if not await asyncio.to_thread(codex_checks.connected, home):
+        connect = codex_checks.setup_fix(home, "--apply")
+        return [checks.not_connected(codex_checks.DETECTED, connect)]
     found = await asyncio.to_thread(codex.detect_codex)
-    if not await asyncio.to_thread(codex_checks.in_use, home, found):
-        return []
     token_file = str(tokens.token_path(cfg.home_path))
     items = []
     if server_ok:

@@ -229,7 +229,8 @@ def test_a_claude_on_path_is_shown_with_its_version_and_http_hooks_supported(
 
 def test_without_claude_on_path_the_page_says_not_found(web, settings_file):
     detected = block(get_html(web), 'id="integrations-detection"', "</section>")
-    assert '<span class="state-pill is-bad">Not found</span>' in detected
+    # not connected either: a warning, not a failure
+    assert '<span class="state-pill is-warn">Not found</span>' in detected
     assert "is not on the PATH of the relaybay server" in detected
     assert '<span class="state-pill is-warn">Not supported</span>' in detected
     assert f"<code>{settings_file}</code>" in detected
@@ -633,19 +634,21 @@ def test_run_check_without_htmx_redirects_and_shows_the_items_once(web, quiet_po
     # Every failed item ends with the command that fixes it (issue 13 §5).
     # The fixes carry the flags of this server (its data folder, its port) to paste as is.
     fixes = re.findall(r'\. Fix: <code class="ig-fix">([^<]*)</code>', html)
+    assert len(fixes) == 1
     assert fixes[0].startswith("relaybay serve ")
     assert fixes[0].endswith(f"--port {port}")
-    assert fixes[1].startswith("relaybay setup --apply ")
-    assert f"--port {port}" in fixes[1]
-    assert html.count('class="ig-fix"') == 3
-    # Nothing listens, no settings file, no ~/.claude.json: every item fails.
-    assert [name for _, name, _ in rows] == [
-        "relaybay server",
-        "hooks in user settings",
-        "MCP registered",
+    # No settings file, no ~/.claude.json, no config.toml: neither agent is connected, so
+    # each is one ok line naming the command that connects it (as `relaybay doctor` says).
+    flags = f"--home {django_settings.RELAYBAY.home_path} --port {port}"
+    assert rows[1:] == [
+        ("ok", "Claude Code", f"not connected (to connect: relaybay setup --apply {flags})"),
+        (
+            "ok",
+            "Codex",
+            f"not connected (to connect: relaybay setup --agent codex --apply {flags})",
+        ),
     ]
-    assert {state for state, _, _ in rows} == {"FAIL"}
-    summary = "Check: 3 of 3 items failed."
+    summary = "Check: 1 of 3 items failed."
     assert f'<p class="ig-check-summary" role="status">{summary}</p>' in html
     assert 'id="flash"' not in html  # the check results are the flash, shown in place
 
@@ -667,6 +670,22 @@ def test_run_check_with_htmx_answers_only_the_check_section(web, quiet_port):
     assert f'<input type="hidden" name="csrf_token" value="{csrf()}">' in html  # run it again
     failed = sum(state == "FAIL" for state, _, _ in rows)
     assert f"Check: {failed} of {len(rows)} items failed." in html
+
+
+def test_run_check_checks_claude_code_once_relaybays_hooks_are_in_its_settings(
+    web, quiet_port, settings_file
+):
+    write_plan(make_plan(settings_file, target(), action="apply", mode="command"))
+    rows = check_rows(post(web, CHECK, HTTP_HX_REQUEST="true").content.decode())
+    assert [(state, name) for state, name, _ in rows] == [
+        ("FAIL", "relaybay server"),
+        ("ok", "hooks in user settings"),
+        ("ok", "command hook runs"),
+        ("FAIL", "MCP registered"),
+        ("ok", "Codex"),
+    ]
+    detected = block(get_html(web), 'id="integrations-detection"', "</section>")
+    assert '<span class="state-pill is-bad">Not found</span>' in detected  # connected, no CLI
 
 
 # --- 11. unlinked hook sessions -------------------------------------------------------------

@@ -411,13 +411,23 @@ def _mcp_add(base_url: str) -> str:
     return f"{line} (relaybay token prints it with your token)"
 
 
-def check_items(base_url: str, token: str | None, claude_home: Path) -> list[Item]:
-    """The items of `relaybay setup --check`."""
+def not_connected(name: str, connect: str, found: str = "") -> Item:
+    """An agent the owner has not connected: one ok line naming the command that connects
+    it, never a failure (a machine that runs only Codex owes Claude Code nothing)."""
+    return Item(True, name, f"not connected (to connect: {connect})" + (found and f"; {found}"))
+
+
+def check_items(
+    base_url: str, token: str | None, claude_home: Path, *, if_connected: bool = False
+) -> list[Item]:
+    """The items of `relaybay setup --check`, which asks about Claude Code by name; the
+    Integrations page passes `if_connected` and gets one line for a Claude Code not connected."""
     health = healthz(base_url)
     reached = health is not None or _listens(base_url)
-    return server_items(base_url, token, health, reached=reached) + claude_items(
-        claude_home, base_url, token
-    )
+    items = server_items(base_url, token, health, reached=reached)
+    if if_connected and not detect.claude_connected(claude_home):
+        return [*items, not_connected("Claude Code", relaybay("setup", "--apply"))]
+    return items + claude_items(claude_home, base_url, token)
 
 
 def _listens(base_url: str) -> bool:

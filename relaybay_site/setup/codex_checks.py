@@ -2,7 +2,8 @@
 Settings → Integrations (issue 30 item 4).
 
 The same Item as Claude Code's (checks.py): every failure carries the command or the one
-step that fixes it. Codex is checked beside Claude Code, not instead: the detection, its
+step that fixes it. Codex is checked beside Claude Code, not instead, once the owner
+connected it (`connected`; before that it is one ok line naming the command): the detection, its
 hooks in config.toml (present, and trusted — Codex skips an untrusted hook silently), the
 MCP registration, and a hook event seen, which the server's sessions tell (a session whose
 hooks came through /hooks/codex has agent "codex"). Nothing here writes a file.
@@ -40,26 +41,25 @@ def setup_fix(home: Path, *words: str) -> str:
     return line
 
 
-def in_use(home: Path, found: codex.Codex) -> bool:
-    """Codex is there to check: on PATH, or its config names relaybay's hooks or server."""
-    if found.path is not None:
-        return True
-    doc, _ = codex.read_config(codex.config_file(home))
-    return bool(doc) and bool(codex.relaybay_hooks(doc) or codex.mcp_registration(doc))
-
-
-def detected_item(home: Path, found: codex.Codex, *, using: bool) -> Item:
-    if found.path is not None:
-        shown = detect.show_version(found.version)
-        return Item(True, DETECTED, f"{found.path} version {shown}")
+def connected(home: Path) -> bool:
+    """Whether the owner connected Codex, from what relaybay itself asked for: its hooks or
+    its MCP server in config.toml. `codex` on PATH alone is not connected: the doctor then
+    names the command that connects it instead of failing Codex's checks."""
     config = codex.config_file(home)
-    if not using:
-        detail = (
-            f"`codex` not found on PATH and no relaybay hooks in {config}: nothing to check "
-            "(to connect Codex: relaybay setup --agent codex)"
-        )
-        return Item(True, DETECTED, detail)
-    detail = f"`codex` not found on PATH, yet {config} names relaybay"
+    doc, _ = codex.read_config(config)
+    if doc is None:
+        return detect.names_relaybay(config)
+    return bool(codex.relaybay_hooks(doc) or codex.mcp_registration(doc))
+
+
+def detected_item(home: Path, found: codex.Codex, *, connected: bool) -> Item:
+    shown = f"{found.path} version {detect.show_version(found.version)}"
+    if not connected:
+        where = shown if found.path is not None else "`codex` not found on PATH"
+        return checks.not_connected(DETECTED, setup_fix(home, "--apply"), where)
+    if found.path is not None:
+        return Item(True, DETECTED, shown)
+    detail = f"`codex` not found on PATH, yet {codex.config_file(home)} names relaybay"
     return Item(False, DETECTED, detail, f"{INSTALL}, or {setup_fix(home, '--remove')}")
 
 

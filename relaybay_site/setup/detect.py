@@ -1,4 +1,5 @@
-"""What is installed: the `claude` CLI and its version, and its MCP registration (§5)."""
+"""What is installed: the `claude` CLI and its version, its MCP registration, and whether
+the owner connected it at all (§5)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from relaybay_site.setup import document
+from relaybay_site.setup.entries import HOOK_PATH, WAIT_PATH, command_args, command_url
 
 MIN_HTTP_HOOKS_VERSION = (2, 1, 63)
 MIN_ASYNC_REWAKE_VERSION = (2, 1, 309)  # verified live (§4 wake-up hook)
@@ -104,3 +110,49 @@ def mcp_registration(claude_json: Path) -> str | None:
         return None
     url = server.get("url")
     return url if isinstance(url, str) else ""
+
+
+def claude_connected(claude_home: Path) -> bool:
+    """Whether the owner connected Claude Code, from what relaybay itself asked for: its hook
+    entries (any address) in the user settings, or relaybay in ~/.claude.json's mcpServers.
+    The doctor checks a connected agent and only names the command for one that is not."""
+    if mcp_registration(claude_home / ".claude.json") is not None:
+        return True
+    path = settings_file(claude_home)
+    try:
+        data = document.parse(document.decode(path.read_bytes()))
+    except FileNotFoundError:
+        return False
+    except (OSError, document.SettingsError):
+        return names_relaybay(path)
+    hooks = data.get("hooks")
+    for groups in hooks.values() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if any(_claude_route(h) for h in (handlers if isinstance(handlers, list) else ())):
+                return True
+    return False
+
+
+def _claude_route(hook: Any) -> bool:
+    """An http or command hook whose URL is Claude Code's hook route or its wake-up wait."""
+    if isinstance(hook, dict) and hook.get("type") == "http":
+        url = hook.get("url")
+    else:
+        args = command_args(hook)
+        url = command_url(args) if args else None
+    try:
+        return isinstance(url, str) and urlsplit(url).path in (HOOK_PATH, WAIT_PATH)
+    except ValueError:
+        return False
+
+
+def names_relaybay(path: Path) -> bool:
+    """For an agent's file that cannot be parsed: connected when it names relaybay (or cannot
+    be read at all), so its check still shows what to repair instead of hiding it."""
+    try:
+        return b"relaybay" in path.read_bytes()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True

@@ -175,25 +175,48 @@ def test_the_token_variable_must_hold_the_token_where_codex_starts(
     assert len(codex_checks.mcp_items(home, BASE, doc, NO_CODEX, target.token_file, env=False)) == 1
 
 
-def test_detection_is_one_ok_line_when_codex_is_not_there(tmp_path, home, target, fake_codex):
+def test_detection_is_one_ok_line_when_codex_is_not_connected(tmp_path, home, target, fake_codex):
     empty = tmp_path / "nothing"
-    assert not codex_checks.in_use(empty, NO_CODEX)
-    item = codex_checks.detected_item(empty, NO_CODEX, using=False)
+    assert not codex_checks.connected(empty)
+    item = codex_checks.detected_item(empty, NO_CODEX, connected=False)
     assert item.ok
-    assert "nothing to check" in item.detail
+    assert item.detail == (
+        f"not connected (to connect: relaybay setup --agent codex --apply --codex-home {empty}); "
+        "`codex` not found on PATH"
+    )
+    # `codex` on PATH alone is not connected: where it is, and the command, in one ok line
+    item = codex_checks.detected_item(empty, fake_codex, connected=False)
+    assert item.ok
+    assert item.detail.startswith("not connected (to connect: relaybay setup --agent codex")
+    assert item.detail.endswith(f"; {fake_codex.path} version 0.169.0")
 
+    assert not codex_checks.connected(home)  # a hand-written config.toml without relaybay
     applied(home, target)
-    assert codex_checks.in_use(home, NO_CODEX)
-    item = codex_checks.detected_item(home, NO_CODEX, using=True)
+    assert codex_checks.connected(home)
+    item = codex_checks.detected_item(home, NO_CODEX, connected=True)
     assert not item.ok
     assert item.fix.startswith(
         "npm install -g @openai/codex, or relaybay setup --agent codex --remove"
     )
-
-    assert codex_checks.in_use(empty, fake_codex)
-    item = codex_checks.detected_item(empty, fake_codex, using=True)
+    item = codex_checks.detected_item(home, fake_codex, connected=True)
     assert item.ok
     assert item.detail == f"{fake_codex.path} version 0.169.0"
+
+
+def test_connected_is_what_relaybay_wrote_in_config_toml(tmp_path) -> None:
+    """The MCP table alone connects; a config.toml that cannot be parsed counts only when
+    it names relaybay, so its failure with the repair is shown rather than hidden."""
+    home = tmp_path / "codex"
+    home.mkdir()
+    config = codex.config_file(home)
+    config.write_text('[mcp_servers.relaybay]\nurl = "http://127.0.0.1:8765/mcp"\n')
+    assert codex_checks.connected(home)
+    config.write_text('model = "o4"\n[mcp_servers.docs]\ncommand = "npx"\n')
+    assert not codex_checks.connected(home)
+    config.write_text("model = \n")
+    assert not codex_checks.connected(home)
+    config.write_text("model = \n# relaybay-hook went here\n")
+    assert codex_checks.connected(home)
 
 
 def test_an_unreadable_config_is_one_failed_item_with_its_fix(home, target) -> None:

@@ -100,7 +100,9 @@ def test_without_codex_the_section_says_so_and_how_to_connect(web, codex_home) -
     section = codex_section(web)
     assert "Not found</span>" in section
     assert 'id="ig-codex-none"' in section
-    assert f"No relaybay hooks in <code>{codex_home / 'config.toml'}</code>" in section
+    assert (
+        f"no relaybay hooks or MCP server in <code>{codex_home / 'config.toml'}</code>" in section
+    )
     assert "Connect Codex</h3>" in section
     assert 'id="ig-codex-items"' not in section
     assert "ig-fix" not in section
@@ -109,6 +111,19 @@ def test_without_codex_the_section_says_so_and_how_to_connect(web, codex_home) -
     home = django_settings.RELAYBAY.home_path
     assert unescape(f'export RELAYBAY_TOKEN="$(cat {home / "token"})"') in unescape(section)
     assert current_token() not in section
+
+
+def test_a_codex_on_path_that_was_never_connected_is_not_failed(web, codex_home, tmp_path):
+    """`codex` on the server's PATH and a config.toml without relaybay: not connected, so
+    the section shows how to connect it and no failed item."""
+    shutil.copyfile(HAND_WRITTEN, codex_home / "config.toml")
+    exe = fake_codex(tmp_path)
+    section = codex_section(web)
+    assert f"<code>{exe}</code> version 0.169.0" in section
+    assert 'id="ig-codex-none"' in section
+    assert "Not connected: no relaybay hooks or MCP server in" in section
+    assert rows(section) == []
+    assert "Connect Codex</h3>" in section
 
 
 def test_with_relaybays_hooks_each_item_shows_with_its_fix(web, codex_home, tmp_path) -> None:
@@ -147,18 +162,14 @@ def test_run_check_adds_codex_after_claude_code_when_it_is_there(
         assert response.status_code == 200
         return rows(response.content.decode())
 
-    assert [name for _, name in check()] == [
-        "relaybay server",
-        "hooks in user settings",
-        "MCP registered",
-    ]
+    # neither agent connected: one ok line each, naming the command that connects it
+    assert check() == [("FAIL", "relaybay server"), ("ok", "Claude Code"), ("ok", "Codex")]
     apply_codex(codex_home)
     names = [name for _, name in check()]
     # nothing listens, so no hook endpoint is asked; the file items and the database are read
     assert names == [
         "relaybay server",
-        "hooks in user settings",
-        "MCP registered",
+        "Claude Code",
         "Codex hooks in config.toml",
         "Codex hooks trusted",
         "Codex hook command runs",

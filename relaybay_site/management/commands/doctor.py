@@ -1,8 +1,9 @@
 """`relaybay doctor`: what is installed and whether it fits together (§5 #spec-setup).
 
-Claude Code, and Codex beside it (issue 30): when `codex` is on PATH or its config.toml
-names relaybay, Codex's items follow Claude Code's; otherwise one ok line says it is not
-there.
+Every agent alike: an agent the owner connected (relaybay's hooks in its settings, or
+relaybay's MCP server registered with it) gets its checks; one that is not connected is one
+ok line, "not connected (to connect: <the command>)", never a failure, so a machine that
+runs only Codex (or only Claude Code) is all ok.
 
 Reads and never writes: it never creates the token and works with the server down. One
 `[ok]` / `[FAIL]` line per item, or --json (the shape of `setup --check --json`); exit 1
@@ -30,10 +31,18 @@ from relaybay_site.setup.checks import Item
 MIN_PYTHON = (3, 12)
 FIX_SETTING = "correct that setting in config.toml, the environment or the flags"
 MIN_CLAUDE_VERSION = (2, 0, 0)
+REINSTALL = (  # relaybay is not on the package index yet: from a checkout or a built wheel
+    "pipx install --force --python python3.12 . (in your relaybay checkout, or a built "
+    "dist/relaybay-*.whl instead of .)"
+)
+CONNECT_CLAUDE = "relaybay setup --apply"  # without the settings, so without their flags
 
 
 class Command(RelaybayCommand):
-    help = "Check this machine's relaybay, server, Claude Code and Codex setup; writes nothing."
+    help = (
+        "Check this machine's relaybay, its server and each agent you connected (Claude Code, "
+        "Codex); writes nothing."
+    )
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         _add_arguments(parser)
@@ -89,9 +98,9 @@ def doctor_items(cfg: Any, claude_home: Path, codex_home: Path | None = None) ->
     home = cfg.home_path
     codex_home = codex_home or codex.codex_home()
     found = codex.detect_codex()
-    using = codex_checks.in_use(codex_home, found)
-    items = local_items(home, claude_home)
-    items.append(codex_checks.detected_item(codex_home, found, using=using))
+    codex_connected = codex_checks.connected(codex_home)
+    items = local_items(home, claude_home, checks.relaybay("setup", "--apply"))
+    items.append(codex_checks.detected_item(codex_home, found, connected=codex_connected))
     token = _read_token(home)
     # /healthz is public: ask it even without a token file, so the rules hash is compared
     # with a server that answers (it once said "no running server" while one ran).
@@ -99,8 +108,9 @@ def doctor_items(cfg: Any, claude_home: Path, codex_home: Path | None = None) ->
     reached = health is not None or checks._listens(cfg.base_url)
     items += checks.server_items(cfg.base_url, token, health, reached=reached)
     items.append(checks.rules_item(effective_rules(cfg.rules, cfg.rules_mode).hash, health))
-    items += checks.claude_items(claude_home, cfg.base_url, token)
-    if using:
+    if detect.claude_connected(claude_home):
+        items += checks.claude_items(claude_home, cfg.base_url, token)
+    if codex_connected:
         if token is not None and health is not None:
             items.append(codex_checks.endpoint_item(cfg.base_url, token))
         token_file = str(tokens.token_path(home))
@@ -115,8 +125,9 @@ def _read_token(home: Path) -> str | None:
         return None
 
 
-def local_items(home: Path, claude_home: Path) -> list[Item]:
-    """relaybay, Python, OS, data folder, token file, Claude Code, desktop app."""
+def local_items(home: Path, claude_home: Path, connect: str = CONNECT_CLAUDE) -> list[Item]:
+    """relaybay, Python, OS, data folder, token file, Claude Code, desktop app; `connect` is
+    the command that connects Claude Code (with this server's flags when they are known)."""
     py = sys.version_info
     python_ok = py[:2] >= MIN_PYTHON
     return [
@@ -126,12 +137,12 @@ def local_items(home: Path, claude_home: Path) -> list[Item]:
             "Python",
             f"{py.major}.{py.minor}.{py.micro}"
             + ("" if python_ok else f"; relaybay needs {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer"),
-            "" if python_ok else "pipx install --force --python python3.12 relaybay",
+            "" if python_ok else REINSTALL,
         ),
         Item(True, "OS", platform.platform()),
         _data_folder_item(home),
         _token_item(home),
-        _claude_item(),
+        _claude_item(claude_home, connect),
         _desktop_item(claude_home),
     ]
 
@@ -168,9 +179,14 @@ def _token_item(home: Path) -> Item:
     return Item(True, name, f"{path} (token id {tokens.token_id(text)})")
 
 
-def _claude_item() -> Item:
+def _claude_item(claude_home: Path, connect: str) -> Item:
     name = "Claude Code"
     claude = detect.detect_claude()
+    if not detect.claude_connected(claude_home):
+        where = "`claude` not found on PATH"
+        if claude.path is not None:
+            where = f"{claude.path} version {detect.show_version(claude.version)}"
+        return checks.not_connected(name, connect, where)
     if claude.path is None:
         return Item(
             False, name, "`claude` not found on PATH", "npm install -g @anthropic-ai/claude-code"
