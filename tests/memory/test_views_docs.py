@@ -13,11 +13,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from core import tokens
+from core import row_html, tokens
 from core.security import COOKIE_NAME, current_token
 from memory import services
 from memory.models import MemoryBlock
-from memory.row_html import row_html
 from tasks.live_refresh import hx_trigger, kinds
 from tests.tasks.factories import add_decision, make_project
 
@@ -164,22 +163,22 @@ def test_superseded_decisions_and_notes_are_collapsed_naming_the_newer(web: Clie
 
 
 def test_a_row_is_rendered_once_and_again_only_when_what_it_shows_changes(web: Client) -> None:
-    """The lists' rows are kept as HTML by what they show (memory/row_html.py): a second
+    """The lists' rows are kept as HTML by what they show (core/row_html.py): a second
     look renders none, and superseding a decision renders the two rows that changed."""
     write_doc("# Runbook\n\nStep one.")
     old = add_decision("acme", "Use Postgres")
     services.memory_add(
         scope="project", project="acme", title="Deploy path", body="x", kind="project", actor=AGENT
     )
-    row_html.cache_clear()
+    row_html.reset()
     first = page(web)
-    assert row_html.cache_info().misses == 3  # a document, a decision, a note
+    assert row_html.info().misses == 3  # a document, a decision, a note
     assert page(web) == first
-    assert (row_html.cache_info().misses, row_html.cache_info().hits) == (3, 3)
+    assert (row_html.info().misses, row_html.info().hits) == (3, 3)
 
     new = add_decision("acme", "Use SQLite", supersedes=old.id)
     html = page(web)
-    assert row_html.cache_info().misses == 5  # the new decision; the old one, now superseded
+    assert row_html.info().misses == 5  # the new decision; the old one, now superseded
     assert f'superseded by <a href="#decision-{new.id}">#{new.id}</a>' in html
     assert f'Supersedes <a href="#decision-{old.id}">#{old.id}</a>' in html
 
