@@ -19,7 +19,7 @@
    connection with the Bearer token: /healthz (the floor), the board's first page (the
    target's own page, for comparison), /p/<slug>/effort by default (30 days, by cost),
    each sort, a stage filter, each range, every row asked for (shown=2000: a page shows
-   at most sessions.effort.page.SHOWN_MAX, 200), the live region and the CSV (30 days and
+   at most effort.page.SHOWN_MAX, 200), the live region and the CSV (30 days and
    all time).
 
 Prints a table and asserts nothing. Run: .venv/bin/python bench/effort.py [N] [--home DIR]
@@ -116,7 +116,8 @@ def _bulk(rng: random.Random) -> tuple[int, int]:
 
     from django.utils import timezone
 
-    from sessions.models import Session, TaskEffort, TokenUsage
+    from effort.models import TaskEffort, TokenUsage
+    from sessions.models import Session
     from tasks.models import Task
 
     today = timezone.localdate()

@@ -30,9 +30,9 @@ def seed(home: Path) -> None:
     """Write, link and count a transcript for every session bound to a task."""
     from agents.claude_code.hooks import hook_event
     from sessions import services as session_services
-    from sessions.effort.paths import Roots
+    from effort.paths import Roots
     from sessions.models import TaskBinding
-    from sessions.services.effort import transcript_read
+    from effort.services import transcript_read
 
     roots = Roots(claude=str(home / "demo-agents" / "claude"), codex=str(home / "demo-agents"))
     folder = Path(roots.claude) / "projects" / REPO_PATH.replace("/", "-")

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "plans",
     "reviews",
     "sessions.apps.AgentSessionsConfig",
+    "effort",
     "agents",
     "environments",
     "policy",

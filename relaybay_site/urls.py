@@ -17,6 +17,7 @@ urlpatterns = [
     # The domain apps' pages (tasks first: it owns "/").
     path("", include("tasks.urls")),
     path("", include("sessions.urls")),
+    path("", include("effort.urls")),
     path("", include("plans.urls")),
     path("", include("reviews.urls")),
     path("", include("policy.urls")),

@@ -20,11 +20,6 @@ class AgentSessionsConfig(AppConfig):
 
         panels.register()
 
-        # The task dialog's Effort section (issue 31): time, tokens and cost of the task.
-        from sessions.effort import panel as effort_panel
-
-        effort_panel.register()
-
         # Owner comments through hooks (§4), the wake-up lines and the board's comment seams.
         from sessions.hooks import comments as comment_delivery
 

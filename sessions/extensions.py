@@ -6,21 +6,16 @@ from collections.abc import Sequence
 
 from core import actor
 from sessions import render_md, selectors, services
-from sessions.effort import figures, words
-from sessions.effort import total as effort_total
-from sessions.services.effort import track_time
-from tasks.events import register_event_observer
 from tasks.extensions import (
     Caller,
     LineTask,
     plug_in_once,
     register_caller_resolver,
     register_move_facts,
-    register_project_lines,
     register_task_line_suffix,
     register_task_section,
 )
-from tasks.models import Project, Task
+from tasks.models import Task
 
 
 def resolve_caller(
@@ -55,17 +50,6 @@ def task_section(task: Task) -> str:
     return render_md.task_section(task, history, total)
 
 
-def effort_section(task: Task) -> str:
-    """task_get's one effort line (issue 31): the numbers the owner sees on the board."""
-    return words.line(figures.effort(task))
-
-
-def project_effort_lines(project: Project) -> list[str]:
-    """project_snapshot's total effort of the project's tasks (issue 31)."""
-    total = effort_total.project_total(project)
-    return [words.total_line(total)] if total.tasks else []
-
-
 def task_line_suffixes(tasks: Sequence[LineTask]) -> dict[int, str]:
     """The " · session <name>" suffix of each bound task in a list, in one query."""
     return {
@@ -80,9 +64,5 @@ def register() -> None:
     register_caller_resolver(resolve_caller)
     register_task_section(10, task_section)
     register_task_line_suffix(10, task_line_suffixes)
-    register_task_section(15, effort_section)
-    register_project_lines(20, project_effort_lines)
-    # A time event (a stage move, a binding, a status …) steps its task's time tally.
-    register_event_observer(track_time)
     # §6 "no plan and no todo": the agent's todo counts as written-down work.
     register_move_facts(lambda task: {"has_todo": selectors.has_todo(task)}, keys=("has_todo",))

@@ -1,9 +1,8 @@
-"""Board URLs of the sessions app (§2 Sessions, the task dialog's Session panel, the Effort
-page of issue 31)."""
+"""Board URLs of the sessions app (§2 Sessions, the task dialog's Session panel)."""
 
 from django.urls import path
 
-from sessions import effort_views, views
+from sessions import views
 
 urlpatterns = [
     path("sessions", views.sessions_page, name="sessions"),
@@ -11,13 +10,6 @@ urlpatterns = [
     path("sessions/<int:session_id>/dismiss", views.session_dismiss, name="session_dismiss"),
     path("p/<str:slug>/sessions", views.project_sessions, name="project_sessions"),
     path("p/<str:slug>/sessions/rows", views.project_sessions_rows, name="project_sessions_rows"),
-    path("p/<str:slug>/effort", effort_views.project_effort, name="project_effort"),
-    path(
-        "p/<str:slug>/effort/region",
-        effort_views.project_effort_region,
-        name="project_effort_region",
-    ),
-    path("p/<str:slug>/effort.csv", effort_views.project_effort_csv, name="project_effort_csv"),
     path("p/<str:slug>/t/<str:key>/session", views.session_panel, name="session_panel"),
     path("p/<str:slug>/t/<str:key>/session/bind", views.session_bind, name="session_bind"),
     path("p/<str:slug>/t/<str:key>/session/unbind", views.session_unbind, name="session_unbind"),

@@ -79,7 +79,7 @@ class LiveNotice(StrEnum):
     """Kinds the live stream sends that are not events: never stored, never replayed."""
 
     # A task's tokens grew (issue 31): at most one notice per task every few seconds
-    # (sessions/effort/notify.py).
+    # (effort/notify.py).
     EFFORT_UPDATED = "effort.updated"
 
 

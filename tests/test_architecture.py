@@ -329,6 +329,7 @@ ALLOWED_IMPORTS = {
     "memory": {"environments", "policy", "tasks"},
     "sessions": {"environments", "policy", "tasks"},
     "plans": {"sessions", "tasks"},
+    "effort": {"environments", "sessions", "tasks"},
     "reviews": {"tasks"},
     "agents": {"sessions", "tasks"},
 }

@@ -20,6 +20,9 @@ from django.db.models.base import ModelBase
 from core import prices
 from core.actor import OWNER
 from core.rows import Statement, fetch_all, fetch_one
+from effort import sql as effort_sql
+from effort.figures import SUMMED
+from effort.models import TokenUsage
 from plans.models import DONE, PlanStep
 from plans.services import plan_set
 from policy import selectors as policy_selectors
@@ -28,9 +31,6 @@ from policy.models import PolicyLayer
 from policy.selectors import Scope
 from relaybay_site import sql as roof_sql
 from sessions import services as session_services
-from sessions.effort import sql as effort_sql
-from sessions.effort.figures import SUMMED
-from sessions.models import TokenUsage
 from tasks.models import Event, Task
 from tests.environments.factories import make_environment
 from tests.tasks.factories import ACTOR, make_project, make_task

@@ -74,7 +74,7 @@ def render_agents() -> str:
 
 
 def render_effort() -> str:
-    """docs/effort.md from the effort code (sessions/effort/) and the shipped prices."""
+    """docs/effort.md from the effort code (effort/) and the shipped prices."""
     ensure_django()
     from relaybay_site.docgen.effort import render
 

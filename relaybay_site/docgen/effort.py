@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from core import prices
 from relaybay_site.docgen.common import GENERATED
-from sessions.effort import export, page, reader, transcripts
-from sessions.effort.notify import THROTTLE
-from sessions.services.effort import TIME_EVENTS
+from effort import export, page, reader, transcripts
+from effort.notify import THROTTLE
+from effort.services import TIME_EVENTS
 
 
 def _prices() -> list[str]:

@@ -6,8 +6,9 @@ rules for every /hooks path. Bodies over 256 KB are dropped (204), a body that i
 object is refused (400); the rest is parsed by the adapter into a neutral event, handled by
 sessions.hooks.service.hook_event in one hop to the shared sync thread, and the neutral
 answer rendered by the adapter: 200 with its JSON when there is one, 204 otherwise.
-Nothing here waits on anything else: the session's transcript is read for its tokens only
-after the answer is sent, on a thread of its own (sessions/effort/worker.py).
+Nothing here waits on anything else: what an app does once the agent has its answer (effort
+pokes its transcript reader, which counts the tokens on a thread of its own) it registers
+with `register_after_answer`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from collections.abc import Awaitable, Callable
 from asgiref.sync import sync_to_async
 
 from core.security import headers_of
-from sessions.effort.worker import reader as effort_reader
 from sessions.hooks import service
 from sessions.hooks.activity import flush_pending_activity
 from sessions.hooks.asgi_io import (
@@ -33,11 +33,22 @@ from sessions.hooks.asgi_io import (
 )
 from sessions.hooks.asgi_io import refuse as _refuse
 from sessions.hooks.registry import AgentSpec
+from sessions.models import Session
 
 log = logging.getLogger("relaybay.hooks")
 
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 _hook_event = sync_to_async(service.hook_event, thread_sensitive=True)
+
+AfterAnswer = Callable[[Session], None]
+_after_answer: list[AfterAnswer] = []
+
+
+def register_after_answer(fn: AfterAnswer) -> None:
+    """Run `fn(session)` on the event loop once the agent has its answer: it must only hand
+    work on (a poke), never do it, and never raise (apps register in ready())."""
+    if fn not in _after_answer:
+        _after_answer.append(fn)
 _flush = sync_to_async(flush_pending_activity, thread_sensitive=True)
 _flush_timer: asyncio.TimerHandle | None = None
 
@@ -105,7 +116,8 @@ def door(adapter: AgentSpec) -> App:
             await answer(send, 204)
         else:
             await answer_json(send, body_out)
-        if done.session is not None and done.session.transcript_path:
-            effort_reader.poke(done.session.id)  # the answer is sent: now count the tokens
+        if done.session is not None:
+            for after in _after_answer:  # the answer is sent: now what waited for it
+                after(done.session)
 
     return app

@@ -1,0 +1,310 @@
+"""Effort writes (issue 31): a transcript step counted, a task's time figures replayed.
+
+`transcript_read` reads one bounded step of a session's transcript and, in one
+transaction, counts its new responses on the tasks bound to the session at each
+response's time, Claude Code's own process totals, and where the reading stands. The
+counts are derived, like the memory's search index: no event is appended for them (a
+session would write one every few seconds); the board hears of them from a throttled
+live notice instead (effort/notify.py).
+
+`track_time`, an event observer, takes one step of a task's time tally for each event that
+changes it, in that event's transaction; `effort_backfill` replays, once, the tasks that had
+no tally (made before tallies were kept). Reads never write: a task without a tally reads as
+no time yet (`untimed`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from effort import intervals
+from effort.models import ProcessCost, TaskEffort, TokenUsage, TranscriptCursor, UsageSeen
+from effort.paths import Roots, allowed, session_id_of
+from effort.reader import STEP_BYTES, Cursor, Opener, Step, open_plain, read_step
+from effort.transcripts import UNKNOWN_MODEL, Response
+from environments.secrets import safe_text
+from sessions.models import Session, TaskBinding
+from tasks.models import Event, Task
+
+KINDS = ("input", "output", "cache_write", "cache_read", "reasoning")
+# The events that change a task's time figures (intervals.Tally.step).
+TIME_EVENTS = frozenset(
+    {
+        "task.created",
+        "task.updated",
+        "task.stage_changed",
+        "task.session_bound",
+        "task.session_unbound",
+        "session.status_changed",
+        "review.step_added",
+        "review.step_updated",
+        "review.step_removed",
+        "review.step_accepted",
+        "review.step_rejected",
+    }
+)
+_IN_CHUNK = 500
+
+
+@dataclass
+class ReadResult:
+    """What a step counted: the tasks whose tokens grew, and whether more is to read."""
+
+    task_ids: set[int] = field(default_factory=set)
+    responses: int = 0
+    more: bool = False
+    read: bool = False  # a file was read at all
+
+
+def transcript_read(
+    *,
+    session_id: int,
+    roots: Roots | None = None,
+    opener: Opener = open_plain,
+    limit: int = STEP_BYTES,
+) -> ReadResult:
+    """Read and count one step of the session's transcript; nothing for a path that is not
+    the agent's own transcript of the session (paths.py), which is never opened."""
+    roots = roots or Roots.of()
+    # The file is read outside the transaction: the write lock is held for the counts only.
+    session = Session.objects.filter(pk=session_id).first()
+    if session is None or not session.agent:
+        return ReadResult()
+    row = TranscriptCursor.objects.filter(session=session).first()
+    cursor = _cursor(row)
+    path = _path_to_read(session, cursor, roots)
+    if not path:
+        return ReadResult()
+    try:
+        step = read_step(session.agent, path, cursor, limit=limit, opener=opener)
+    except OSError:
+        return ReadResult()
+    if path != session.transcript_path and not step.more and not step.responses:
+        step.cursor = Cursor()  # the old file is read to its end: on to the new one
+        step.more = True
+    if step.cursor == cursor and not step.responses and not step.totals:
+        return ReadResult(read=True)  # nothing new: no write, no lock
+    with transaction.atomic(durable=True):
+        result = _count(session, step)
+        _save_cursor(session, row, step.cursor)
+    return result
+
+
+def _cursor(row: TranscriptCursor | None) -> Cursor:
+    if row is None:
+        return Cursor()
+    return Cursor(row.path, row.device, row.inode, row.offset, row.model)
+
+
+def _path_to_read(session: Session, cursor: Cursor, roots: Roots) -> str:
+    """The file to read: one the cursor has not finished first, else the hooks' latest."""
+    agent = session.agent
+    if cursor.path and cursor.path != session.transcript_path:
+        old_id = session_id_of(agent, cursor.path)
+        if old_id and allowed(agent, cursor.path, old_id, roots):
+            return cursor.path
+    new = session.transcript_path
+    if new and session.agent_session_id and allowed(agent, new, session.agent_session_id, roots):
+        return new
+    return ""
+
+
+def _save_cursor(session: Session, row: TranscriptCursor | None, cursor: Cursor) -> None:
+    row = row or TranscriptCursor(session=session)
+    row.path, row.device, row.inode = cursor.path, cursor.device, cursor.inode
+    row.offset, row.model, row.read_at = cursor.offset, _safe_model(cursor.model), timezone.now()
+    row.save()
+
+
+def _count(session: Session, step: Step) -> ReadResult:
+    result = ReadResult(more=step.more, read=True)
+    fresh = _unseen(session, step.responses)
+    if fresh:
+        bindings = list(
+            TaskBinding.objects.filter(session=session).values_list(
+                "task_id", "bound_at", "unbound_at"
+            )
+        )
+        sums: dict[tuple[int | None, date, str], list[int]] = defaultdict(lambda: [0] * 7)
+        for response in fresh:
+            _attribute(response, _bound_at(bindings, response.at), sums)
+        _add_usage(session, sums)
+        result.task_ids = {task for task, _, _ in sums if task is not None}
+        result.responses = len(fresh)
+    for total in step.totals:
+        ProcessCost.objects.update_or_create(
+            session=session, started=total.started, defaults={"total_usd": total.total_usd}
+        )
+    return result
+
+
+def _unseen(session: Session, responses: list[Response]) -> list[Response]:
+    """The responses not counted before (each response id once, however often written)."""
+    by_key: dict[int, Response] = {}
+    for response in responses:
+        by_key.setdefault(response.key, response)
+    keys = list(by_key)
+    seen: set[int] = set()
+    for start in range(0, len(keys), _IN_CHUNK):
+        chunk = keys[start : start + _IN_CHUNK]
+        seen.update(
+            UsageSeen.objects.filter(session=session, digest__in=chunk).values_list(
+                "digest", flat=True
+            )
+        )
+    fresh = [r for k, r in by_key.items() if k not in seen]
+    UsageSeen.objects.bulk_create(
+        [UsageSeen(session=session, digest=r.key) for r in fresh], batch_size=_IN_CHUNK
+    )
+    return fresh
+
+
+def _bound_at(bindings: list[tuple[int, datetime, datetime | None]], at: datetime) -> list[int]:
+    """The tasks bound to the session at `at`, oldest task first."""
+    return sorted({t for t, start, end in bindings if start <= at and (end is None or at < end)})
+
+
+def _safe_model(model: str) -> str:
+    """A model name read from a transcript is an observation: one that holds a secret's
+    shape (a token, a name=value) is no model's name, and is kept as unknown."""
+    return UNKNOWN_MODEL if model and safe_text(model) != model else model
+
+
+def _attribute(
+    response: Response, task_ids: list[int], sums: dict[tuple[int | None, date, str], list[int]]
+) -> None:
+    """Split a response's counts evenly between the tasks bound at its time (the remainder
+    to the oldest task); [responses, shared, *KINDS] per (task, day, model)."""
+    counts = [getattr(response, kind) for kind in KINDS]
+    owners: list[int | None] = list(task_ids) or [None]
+    share = len(owners)
+    day, model = timezone.localdate(response.at), _safe_model(response.model)
+    for index, task_id in enumerate(owners):
+        row = sums[(task_id, day, model)]
+        row[0] += 1
+        row[1] += 1 if share > 1 else 0
+        for k, amount in enumerate(counts):
+            row[2 + k] += amount // share + (1 if index < amount % share else 0)
+
+
+def _add_usage(session: Session, sums: dict[tuple[int | None, date, str], list[int]]) -> None:
+    days = {day for _, day, _ in sums}
+    existing = {
+        (row.task_id, row.day, row.model): row
+        for row in TokenUsage.objects.filter(session=session, day__in=days)
+    }
+    new = []
+    for key, (responses, shared, *amounts) in sums.items():
+        row = existing.get(key)
+        if row is None:
+            row = TokenUsage(session=session, task_id=key[0], day=key[1], model=key[2])
+            new.append(row)
+        row.responses += responses
+        row.shared += shared
+        for kind, amount in zip(KINDS, amounts, strict=True):
+            setattr(row, kind, getattr(row, kind) + amount)
+        if row.pk is not None:
+            row.save(update_fields=["responses", "shared", *KINDS])
+    TokenUsage.objects.bulk_create(new)
+
+
+# --- time figures --------------------------------------------------------------------------
+
+
+def track_time(event: Event) -> None:
+    """Event observer: one step of the task's time tally, in the event's own transaction.
+
+    A task without a tally yet gets its whole history replayed, this event included."""
+    if event.task_id is None or event.kind not in TIME_EVENTS:
+        return
+    row = TaskEffort.objects.filter(task_id=event.task_id).first()
+    if row is None:
+        task = Task.objects.get(pk=event.task_id)
+        _replay([task])
+        return
+    tally = intervals.Tally.of(times_of(row), row.state)
+    tally.step(
+        intervals.Fact(event.created_at, event.kind, event.payload),
+        intervals.owners(settings.RELAYBAY.owner_names),
+    )
+    _fill(row, tally)
+    row.save()
+
+
+def effort_backfill(
+    *,
+    task_model: type[Task] = Task,
+    event_model: type[Event] = Event,
+    effort_model: type[TaskEffort] = TaskEffort,
+) -> int:
+    """Give every task without a time tally (made before tallies were kept) its tally,
+    replayed from its events: run once, by migration effort 0002 (which hands in its
+    historical models), so that no read ever writes. Returns how many tasks it replayed."""
+    missing = list(
+        task_model.objects.exclude(id__in=effort_model.objects.values("task_id")).only(
+            "id", "project_id", "stage", "created_at"
+        )
+    )
+    for start in range(0, len(missing), _IN_CHUNK):
+        _replay(missing[start : start + _IN_CHUNK], event_model, effort_model)
+    return len(missing)
+
+
+def _replay(
+    tasks: list[Task],
+    event_model: type[Event] = Event,
+    effort_model: type[TaskEffort] = TaskEffort,
+) -> None:
+    facts: dict[int, list[intervals.Fact]] = defaultdict(list)
+    for task_id, at, kind, payload in (
+        event_model.objects.filter(task_id__in=[t.id for t in tasks], kind__in=TIME_EVENTS)
+        .order_by("id")
+        .values_list("task_id", "created_at", "kind", "payload")
+    ):
+        facts[task_id].append(intervals.Fact(at, kind, payload))
+    names = settings.RELAYBAY.owner_names
+    fresh = []
+    for task in tasks:
+        tally = intervals.replay(
+            facts[task.id], created_at=task.created_at, first_stage=task.stage, owner_names=names
+        )
+        fresh.append(_fill(effort_model(task_id=task.id, project_id=task.project_id), tally))
+    effort_model.objects.bulk_create(fresh, ignore_conflicts=True)
+
+
+def _fill(row: TaskEffort, tally: intervals.Tally) -> TaskEffort:
+    times = tally.times()
+    row.as_of, row.stage, row.stage_seconds = times.as_of, times.stage, times.stage_seconds
+    row.agent_seconds, row.wall_seconds = times.agent_seconds, times.wall_seconds
+    row.waiting_seconds, row.agents_open = times.waiting_seconds, times.agents_open
+    row.waiting_open, row.sessions, row.turns = times.waiting_open, times.sessions, times.turns
+    row.state = tally.state()
+    return row
+
+
+def untimed(task: Task) -> intervals.Times:
+    """The figures of a task with no tally (none can be left after effort_backfill): no
+    time yet, as of its creation, in its stage."""
+    return intervals.Times(as_of=task.created_at, stage=task.stage)
+
+
+def times_of(row: TaskEffort) -> intervals.Times:
+    """A TaskEffort row's figures as of its last event."""
+    return intervals.Times(
+        as_of=row.as_of,
+        stage=row.stage,
+        stage_seconds={k: float(v) for k, v in (row.stage_seconds or {}).items()},
+        agent_seconds=row.agent_seconds,
+        wall_seconds=row.wall_seconds,
+        waiting_seconds=row.waiting_seconds,
+        agents_open=row.agents_open,
+        waiting_open=row.waiting_open,
+        sessions=row.sessions,
+        turns=row.turns,
+    )
