@@ -31,7 +31,7 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 # nothing caches them, so every process compiled ~200 of them from source again: each
 # start of the server, each CLI call, each test server (about 1 s on a slow machine).
 # Files that are up to date are skipped; Python ignores a .pyc older than its source.
-PACKAGES := relaybay core relaybay_site tasks plans reviews sessions environments policy memory
+PACKAGES := relaybay core relaybay_site tasks plans reviews sessions effort agents environments policy memory
 bytecode: | $(BIN)/python
 	@$(BIN)/python -m compileall -q -j 0 $(PACKAGES)
 
