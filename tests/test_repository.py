@@ -91,3 +91,19 @@ def test_every_architecture_section_a_comment_cites_exists() -> None:
                     if section not in sections:
                         missing.append(f"{path.relative_to(ROOT)}:{number}: §{section}")
     assert missing == [], "cited sections that docs/architecture.md lacks:\n" + "\n".join(missing)
+
+
+def test_every_package_ships_in_the_wheel_and_is_compiled_by_make() -> None:
+    """A new top-level package (agents, effort) missing from the wheel's list let an
+    installed server die at start with `No module named …`."""
+    import tomllib
+
+    packages = {
+        p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name not in ("tests", "bench")
+    }
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]
+    assert set(build["targets"]["wheel"]["packages"]) == packages
+    assert packages <= set(build["targets"]["sdist"]["include"])
+    make = re.search(r"^PACKAGES := (.+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert make is not None
+    assert set(make.group(1).split()) == packages
