@@ -1,15 +1,12 @@
-"""What a model's tokens cost (issue 31): the price table of the `prices` setting.
+"""What a model's tokens cost: the price machinery of the `prices` setting.
 
 US dollars per million tokens, four kinds: `input`, `output`, `cache_write` (prompt tokens
 written to the cache) and `cache_read` (prompt tokens read from it). The table config.toml
-gives under `[prices]` is laid over the shipped defaults below, key by key; a model is
-found by its exact name, else by the longest key ending in `*` that its name starts with.
-A model without a price shows its tokens and "cost unknown" — never a guessed figure.
-
-The defaults, as of 2026-12-05: `claude-opus-*` was checked against Claude Code's own
-totals (its `cost-state` line: 900 input and 180 output tokens of claude-opus-5-5 cost
-$0.0072); the other Claude families and the OpenAI models are the makers' list prices of
-that date. Prices change: set your own under `[prices."<model>"]` in config.toml.
+gives under `[prices]` is laid over the shipped defaults, key by key; a model is found by
+its exact name, else by the longest key ending in `*` that its name starts with. A model
+without a price shows its tokens and "cost unknown" — never a guessed figure. The shipped
+defaults are data of each agent package (agents/<agent>/prices.py), which effort's reader
+registry (effort/readers.py) gathers: the foundation names no model.
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 KINDS = ("input", "output", "cache_write", "cache_read")
-PRICES_DATE = "2026-12-05"
 
 
 class Price(NamedTuple):
@@ -28,16 +24,6 @@ class Price(NamedTuple):
     output: float
     cache_write: float
     cache_read: float
-
-
-DEFAULTS: dict[str, Price] = {
-    "claude-opus-*": Price(5.0, 15.0, 6.25, 0.5),
-    "claude-sonnet-*": Price(3.0, 15.0, 3.75, 0.3),
-    "claude-haiku-*": Price(1.0, 5.0, 1.25, 0.1),
-    "gpt-5*": Price(1.25, 10.0, 1.25, 0.125),
-    "o3*": Price(2.0, 8.0, 2.0, 0.5),
-    "o4-mini*": Price(1.1, 4.4, 1.1, 0.275),
-}
 
 
 def check(value: Any) -> str | None:
@@ -56,9 +42,9 @@ def check(value: Any) -> str | None:
     return None
 
 
-def table(configured: Mapping[str, Any]) -> dict[str, Price]:
-    """The defaults with config.toml's `[prices]` laid over them."""
-    found = dict(DEFAULTS)
+def table(configured: Mapping[str, Any], defaults: Mapping[str, Price]) -> dict[str, Price]:
+    """The shipped `defaults` with config.toml's `[prices]` laid over them."""
+    found = dict(defaults)
     for model, given in configured.items():
         base = found.get(model, Price(0.0, 0.0, 0.0, 0.0))
         found[model] = base._replace(**{k: float(v) for k, v in given.items() if k in KINDS})

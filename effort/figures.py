@@ -19,6 +19,8 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from core import prices
+from core.caches import kept
+from effort import readers
 from effort.intervals import Times
 from effort.models import ProcessCost, TaskEffort, TokenUsage
 from effort.services import times_of, untimed
@@ -81,16 +83,21 @@ class Effort:
     by_model: tuple[tuple[str, Tokens, float | None], ...] = ()
 
 
+@kept("([prices] of config.toml, the readers registered)", bound="one per setting read")
 @cache
-def _table(configured: tuple[tuple[str, tuple[tuple[str, float], ...]], ...]) -> dict:
-    return prices.table({model: dict(given) for model, given in configured})
+def _table(
+    configured: tuple[tuple[str, tuple[tuple[str, float], ...]], ...], _readers: int
+) -> dict:
+    """Kept per setting and per number of registered readers (all are registered at start)."""
+    shipped = readers.shipped_prices()
+    return prices.table({model: dict(given) for model, given in configured}, shipped)
 
 
 def price_table() -> dict[str, prices.Price]:
-    """The shipped prices with config.toml's `[prices]` laid over them."""
+    """The agents' shipped prices with config.toml's `[prices]` laid over them."""
     given = settings.RELAYBAY.prices or {}
     frozen = tuple(sorted((m, tuple(sorted(p.items()))) for m, p in given.items()))
-    return _table(frozen)
+    return _table(frozen, len(readers.every()))
 
 
 def cost_of(model: str, tokens: Tokens, table: Mapping[str, prices.Price]) -> float | None:

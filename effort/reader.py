@@ -14,25 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from effort.transcripts import (
-    CLAUDE,
-    ProcessTotal,
-    Response,
-    claude_line,
-    codex_line,
-    codex_model,
-)
+from effort import readers
+from effort.transcripts import ProcessTotal, Response, TurnModel
 
 STEP_BYTES = 1_000_000
 LINE_MAX = 64_000_000  # a line longer than this is given up (its tail then fails to parse)
-_WORDS = {
-    CLAUDE: (b"assistant", b"cost-state"),
-    "codex": (b"token_count", b"token_usage_record", b"turn_context"),
-}
 
 Opener = Callable[[str], BinaryIO]
 
@@ -51,7 +41,7 @@ class Cursor:
     device: int = 0
     inode: int = 0
     offset: int = 0
-    model: str = ""  # Codex: the model of the turn being read
+    model: str = ""  # the model of the turn being read, for an agent that names it per turn
 
 
 @dataclass
@@ -100,30 +90,29 @@ def read_step(
 
 
 def _read_lines(agent: str, data: memoryview, step: Step, model: str) -> str:
-    words = _WORDS.get(agent, ())
-    # A Codex response's second line adds nothing: it is counted at its first line's time
-    # (transcripts.py). Across steps the service's dedupe keeps the first the same way.
-    keys: set[int] = set()
-    for raw in bytes(data).split(b"\n"):
+    """Hand the step's JSON-object lines that hold one of the agent's words to its parser
+    (its package's transcripts.py); a synthetic response is no model's and is dropped."""
+    reader = readers.reader_of(agent)
+    if reader is None:
+        return model
+    for found in reader.parse(_objects(bytes(data), reader.words), model):
+        if isinstance(found, TurnModel):
+            model = found.name
+        elif isinstance(found, Response):
+            if not found.synthetic:
+                step.responses.append(found)
+        elif isinstance(found, ProcessTotal):
+            step.totals.append(found)
+    return model
+
+
+def _objects(data: bytes, words: tuple[bytes, ...]) -> Iterator[dict[str, Any]]:
+    for raw in data.split(b"\n"):
         if not raw or not any(word in raw for word in words):
             continue
         try:
             line = json.loads(raw)
         except (ValueError, RecursionError):  # not JSON, or nested past reason
             continue
-        if not isinstance(line, dict):
-            continue
-        if agent == CLAUDE:
-            found = claude_line(line)
-            if isinstance(found, Response):
-                step.responses.append(found)
-            elif isinstance(found, ProcessTotal):
-                step.totals.append(found)
-            continue
-        named = codex_model(line)
-        if named is not None:
-            model = named
-        elif (response := codex_line(line, model)) is not None and response.key not in keys:
-            keys.add(response.key)
-            step.responses.append(response)
-    return model
+        if isinstance(line, dict):
+            yield line

@@ -15,6 +15,7 @@ from functools import lru_cache
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
+from core.caches import kept
 from core.display import Stamp
 
 ROW_TEMPLATE = "effort/partials/effort_row.html"
@@ -42,6 +43,7 @@ class RowView:
     created: Stamp | None
 
 
+@kept("a RowView")
 @lru_cache(maxsize=CACHED_ROWS)
 def row_html(view: RowView) -> SafeString:
     """The row's <tr>, its template's own comment and surrounding blank lines left out."""

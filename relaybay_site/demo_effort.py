@@ -19,6 +19,7 @@ from typing import Any
 
 from core import prices
 from core.actor import OWNER
+from effort import readers
 from relaybay_site.demo_data import REPO_PATH
 
 # The session's model and how many responses it wrote: the busy one writes more.
@@ -28,14 +29,14 @@ RESPONSES = (64, 41, 27, 12)
 
 def seed(home: Path) -> None:
     """Write, link and count a transcript for every session bound to a task."""
-    from agents.claude_code.hooks import hook_event
-    from sessions import services as session_services
+    from agents.claude_code.hooks import AGENT, hook_event
     from effort.paths import Roots
-    from sessions.models import TaskBinding
     from effort.services import transcript_read
+    from sessions import services as session_services
+    from sessions.models import TaskBinding
 
-    roots = Roots(claude=str(home / "demo-agents" / "claude"), codex=str(home / "demo-agents"))
-    folder = Path(roots.claude) / "projects" / REPO_PATH.replace("/", "-")
+    roots = Roots({AGENT: str(home / "demo-agents" / "claude"), "codex": str(home / "demo-agents")})
+    folder = Path(roots.folder(AGENT)) / "projects" / REPO_PATH.replace("/", "-")
     folder.mkdir(parents=True, exist_ok=True)
     bindings = TaskBinding.objects.filter(unbound_at__isnull=True).select_related("session")
     for index, binding in enumerate(bindings.order_by("id")):
@@ -86,7 +87,7 @@ def _lines(rng: random.Random, model: str, count: int, since: datetime) -> list[
         usage["cache_write"] += tokens["cache_creation_input_tokens"]
         usage["cache_read"] += tokens["cache_read_input_tokens"]
         lines.append(_assistant(f"msg_demo{rng.getrandbits(64):016x}", model, at, tokens))
-    price = prices.price_of(model, prices.DEFAULTS)
+    price = prices.price_of(model, readers.shipped_prices())
     total = prices.cost(usage, price) if price else 0.0
     start = int(since.timestamp() * 1000)
     lines.append({"type": "cost-state", "totalCostUSD": total, "startTime": start})

@@ -331,7 +331,7 @@ ALLOWED_IMPORTS = {
     "plans": {"sessions", "tasks"},
     "effort": {"environments", "sessions", "tasks"},
     "reviews": {"tasks"},
-    "agents": {"sessions", "tasks"},
+    "agents": {"effort", "sessions", "tasks"},
 }
 
 

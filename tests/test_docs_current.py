@@ -51,11 +51,11 @@ def test_effort_reference_is_current():
 
 
 def test_the_effort_page_shows_the_shipped_prices_with_their_date():
-    from core import prices
+    from effort import readers
 
     text = docgen.render_effort()
-    assert f"## Prices (shipped defaults, as of {prices.PRICES_DATE})" in text
-    for model in prices.DEFAULTS:
+    assert f"## Prices (shipped defaults, as of {readers.prices_date()})" in text
+    for model in readers.shipped_prices():
         assert f"| `{model}` |" in text
 
 

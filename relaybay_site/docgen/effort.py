@@ -1,23 +1,25 @@
 """docs/effort.md: what relaybay counts of each task's effort, from where, and what it keeps
 (issue 31) — its tables (the shipped prices, the events that move the time, the files that
-may be read) rendered from the code that uses them."""
+may be read) rendered from the code that uses them, each agent's part from its transcript
+reader as effort.readers holds it (agents/<agent>/transcripts.py, prices.py)."""
 
 from __future__ import annotations
 
-from core import prices
-from relaybay_site.docgen.common import GENERATED
-from effort import export, page, reader, transcripts
+from effort import export, page, reader, readers, transcripts
 from effort.notify import THROTTLE
 from effort.services import TIME_EVENTS
+from relaybay_site.docgen.common import GENERATED
+from sessions.hooks import registry
 
 
 def _prices() -> list[str]:
     rows = [
         f"| `{model}` | {p.input:g} | {p.output:g} | {p.cache_write:g} | {p.cache_read:g} |"
-        for model, p in prices.DEFAULTS.items()
+        for model, p in readers.shipped_prices().items()
     ]
+    checked = "; ".join(r.prices_doc for r in readers.every() if r.prices_doc)
     return [
-        f"## Prices (shipped defaults, as of {prices.PRICES_DATE})",
+        f"## Prices (shipped defaults, as of {readers.prices_date()})",
         "",
         "US dollars per million tokens. A key ending in `*` is a prefix: the longest that "
         "matches a model's name prices it, a model's own entry before any prefix. Set your "
@@ -35,9 +37,8 @@ def _prices() -> list[str]:
         "```",
         "",
         "A model with no price shows its tokens and *cost unknown* — never a guessed figure. "
-        "`claude-opus-*` was checked against Claude Code's own total (its `cost-state` line: "
-        "900 input and 180 output tokens of claude-opus-5-5 cost $0.0072); the others are the "
-        "makers' list prices of that date. Prices change: check yours.",
+        f"{checked}; the others are the makers' list prices of that date. Prices change: "
+        "check yours.",
         "",
         "| Model | input | output | cache write | cache read |",
         "| --- | --- | --- | --- | --- |",
@@ -76,6 +77,7 @@ def _board() -> list[str]:
 def render() -> str:
     """The whole page."""
     events = ", ".join(f"`{kind}`" for kind in sorted(TIME_EVENTS))
+    files = "; ".join(f"for {registry.title(r.agent)} {r.files_doc}" for r in readers.every())
     lines = [
         GENERATED,
         "",
@@ -110,19 +112,7 @@ def render() -> str:
         "",
         "From the transcript each agent writes as it works:",
         "",
-        "- **Claude Code**: `assistant` lines carry `message.id`, `message.model` and "
-        "`message.usage` (input, output, cache write, cache read, thinking); a response "
-        "written as several lines shares its id and is counted once. `cost-state` lines "
-        "carry Claude Code's own total per process: shown beside relaybay's figure for the "
-        "same session (they should agree). A line Claude Code writes itself (`message.model` "
-        "`<synthetic>`, e.g. after an API error, with no tokens) is no model's response and "
-        "is skipped.",
-        "- **Codex**: `token_usage_record` lines carry `usage` (this response) and the "
-        "session's running total, which keys the response; the model is the one its turn's "
-        "`turn_context` names. A response is dated by that line, written as the response "
-        "came — its `token_count` line (the same counts) comes only after the tool it called "
-        "has run, and is read only where a response has no record. Codex counts cached input "
-        "inside `input_tokens`: relaybay counts it once, as cache read.",
+        *(f"- **{registry.title(r.agent)}**: {r.lines_doc}" for r in readers.every()),
         "",
         "Each response goes to the task or tasks bound to its session **at the response's "
         "time** (a rebind in the middle of a turn splits the turn where it happened); a "
@@ -133,10 +123,7 @@ def render() -> str:
         "### Which files are read",
         "",
         "Only a regular file (not a symlink) on this machine that the agent itself would "
-        "write: for Claude Code `<session_id>.jsonl` in a folder of `projects` in its "
-        "configuration folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`); for Codex "
-        "`rollout-…-<session_id>.jsonl` under `$CODEX_HOME/sessions` (else "
-        "`~/.codex/sessions`) — the folders of the user who runs `relaybay serve`. Any other "
+        f"write: {files} — the folders of the user who runs `relaybay serve`. Any other "
         "`transcript_path` a hook names is ignored, and not opened: the hook body is "
         "authenticated, but a path is not a licence to read files.",
         "",

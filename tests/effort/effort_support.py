@@ -19,7 +19,7 @@ from tasks.models import Task
 
 def roots_in(folder: Path) -> Roots:
     """A Claude Code configuration folder and a Codex home inside `folder`."""
-    return Roots(claude=str(folder / "claude"), codex=str(folder / "codex"))
+    return Roots({"claude-code": str(folder / "claude"), "codex": str(folder / "codex")})
 
 
 def claude_session(name: str, roots: Roots, *, cwd: str = "/home/dev/acme-shop") -> Session:
@@ -27,7 +27,9 @@ def claude_session(name: str, roots: Roots, *, cwd: str = "/home/dev/acme-shop")
     its transcript (empty until `say` writes to it)."""
     agent_id = str(uuid.uuid4())
     services.session_touch(session=name, hook_session=agent_id, actor="tester")
-    path = Path(roots.claude) / "projects" / "-home-dev-acme-shop" / f"{agent_id}.jsonl"
+    path = (
+        Path(roots.folder("claude-code")) / "projects" / "-home-dev-acme-shop" / f"{agent_id}.jsonl"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()
     activity.activity_clock.clear()
@@ -51,7 +53,7 @@ def codex_session(name: str, roots: Roots, rollout: Path) -> Session:
     part is tested with the adapters: here only the counting is)."""
     thread = str(uuid.uuid4())
     services.session_touch(session=name, hook_session=thread, actor="tester")
-    folder = Path(roots.codex) / "sessions" / "2026" / "12" / "05"
+    folder = Path(roots.folder("codex")) / "sessions" / "2026" / "12" / "05"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"rollout-2026-12-05T21-58-54-{thread}.jsonl"
     path.write_bytes(rollout.read_bytes())

@@ -223,7 +223,9 @@ def test_a_path_that_is_not_the_agents_own_transcript_is_never_opened(
 ) -> None:
     alice = claude_session("alice", roots)
     agent_id = alice.agent_session_id
-    path = template.format(claude=roots.claude, codex=roots.codex, id=agent_id)
+    path = template.format(
+        claude=roots.folder("claude-code"), codex=roots.folder("codex"), id=agent_id
+    )
     alice.transcript_path = path
     alice.save(update_fields=["transcript_path"])  # as if a hook had named it
     opened: list[str] = []

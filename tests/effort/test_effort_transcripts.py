@@ -11,16 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from agents.claude_code.transcripts import CLAUDE, claude_line
+from agents.codex.transcripts import CODEX
 from core import prices
+from effort import readers
 from effort.reader import Cursor, read_step
-from effort.transcripts import (
-    CLAUDE,
-    CODEX,
-    UNKNOWN_MODEL,
-    claude_line,
-    model_name,
-    timestamp,
-)
+from effort.transcripts import UNKNOWN_MODEL, model_name, timestamp
 from tests.effort.effort_support import api_error, captured_assistant
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -74,7 +70,7 @@ def test_claude_code_transcripts_come_to_their_known_totals_and_to_claude_codes_
     [total] = totals
     assert total.total_usd == pytest.approx(claude_usd)
     # relaybay's price of the same tokens agrees with Claude Code's own figure
-    price = prices.price_of("claude-opus-5-5", prices.DEFAULTS)
+    price = prices.price_of("claude-opus-5-5", readers.shipped_prices())
     assert price is not None
     assert prices.cost(tokens(found), price) == pytest.approx(total.total_usd)
 
