@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 PURE = "never: a pure function of its key"
-CODE = "never: built from the code (models, tables, files shipped), which a process never changes"
+CODE = "never: built from the code alone (models, tables, shipped files)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ def kept[F: Callable[..., Any]](
         register(
             f"{fn.__module__}.{fn.__qualname__}",
             key=key,
-            bound=size if size is not None else f"none: {bound}",
+            bound=size if size is not None else bound,
             invalidation=invalidation,
             reset=reset or ("none needed" if invalidation in (PURE, CODE) else "`cache_clear()`"),
         )

@@ -7,6 +7,8 @@ from functools import lru_cache
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from core.caches import kept
+
 _SAFE_SCHEMES = ("http:", "https:", "mailto:")
 
 
@@ -30,6 +32,7 @@ CACHED = 1024
 CACHED_CHARS = 1000
 
 
+@kept("a markdown text of at most CACHED_CHARS characters")
 @lru_cache(maxsize=CACHED)
 def _rendered(text: str) -> str:
     return _md.render(text)

@@ -19,6 +19,9 @@ from django.db.models.base import ModelState
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
 
+from core import caches
+from core.caches import CODE, kept
+
 
 class Statement(NamedTuple):
     """One hand-written statement of an app's ledger (its sql.py, docs/architecture.md §6):
@@ -46,6 +49,15 @@ def shape(row: Any, twin: str, kept: int | None = None) -> Callable[[Shaped], Sh
         return cached  # type: ignore[no-any-return]
 
     return wrap
+
+
+caches.register(
+    "core.rows.shape",
+    key="each @shape statement's call shape (a filter given or not, a model)",
+    bound="none: one text per shape the code asks (the `kept` latest where they are many)",
+    invalidation="never: the texts depend only on the code",
+    reset="none needed",
+)
 
 
 class ModelColumns:
@@ -109,6 +121,7 @@ def _plain_init(model: type[Model]) -> bool:
     return all(type(model.__dict__.get(f.attname)) in plain for f in model._meta.concrete_fields)
 
 
+@kept("(model, alias, deferred fields)", bound="the pairs the code names", invalidation=CODE)
 @cache
 def columns(model: type[Model], alias: str, defer: tuple[str, ...] = ()) -> ModelColumns:
     """The one `ModelColumns` of a model under an alias (without the `defer` fields, left
@@ -149,6 +162,7 @@ def fetch_related(
     return found
 
 
+@kept("(model, field)", bound="the pairs the code names", invalidation=CODE)
 @cache
 def _exists_sql(model: type[Model], field: str) -> str:
     column = model._meta.get_field(field).column
@@ -162,6 +176,7 @@ def has_rows(model: type[Model], field: str, value: Any, using: str = "default")
     return fetch_one(_exists_sql(model, field), [value], using) is not None
 
 
+@kept("(model, field, order, limit)", bound="the shapes the code asks", invalidation=CODE)
 @cache
 def _where_sql(model: type[Model], field: str, order_by: tuple[str, ...], limit: int | None) -> str:
     found = columns(model, "x")
@@ -196,6 +211,7 @@ def rows_where(
     return [found.build(row, using=using) for row in rows]
 
 
+@kept("(model, field)", bound="the pairs the code names", invalidation=CODE)
 @cache
 def _count_sql(model: type[Model], field: str) -> str:
     column = model._meta.get_field(field).column
@@ -222,6 +238,7 @@ def insert(obj: Model, using: str = "default") -> Model:
     return obj
 
 
+@kept("a model", bound="the models the code writes", invalidation=CODE)
 @cache
 def _insert_sql(model: type[Model]) -> tuple[list[Any], str]:
     pk = model._meta.pk
@@ -276,6 +293,7 @@ def update_if(
         raise StaleRow
 
 
+@kept("(model, set, matched, null fields)", bound="the shapes the code writes", invalidation=CODE)
 @cache
 def _update_sql(
     model: type[Model], names: tuple[str, ...], where: tuple[str, ...], nulls: tuple[str, ...]

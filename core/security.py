@@ -18,7 +18,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
-from core import tokens
+from core import caches, tokens
+from core.caches import kept
 from core.responses import plain
 
 CSP = (
@@ -39,6 +40,13 @@ CSRF_HEADER = "HTTP_X_RELAYBAY_CSRF"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 _token: str | None = None
+caches.register(
+    "core.security._token",
+    key="none: the token of the data folder",
+    bound="one value",
+    invalidation="`forget_token()` (a rotated token)",
+    reset="`forget_token()`",
+)
 
 
 def current_token() -> str:
@@ -58,6 +66,11 @@ def forget_token() -> None:
 # --- Host and Origin ---------------------------------------------------------------------
 
 
+@kept(
+    "none (one value)",
+    bound="one value",
+    invalidation="never: the settings the process started with",
+)
 @cache
 def allowed_host_names() -> frozenset[str]:
     cfg = settings.RELAYBAY

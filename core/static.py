@@ -15,6 +15,8 @@ from pathlib import Path
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 
+from core.caches import kept
+
 
 def _resolve(path: str) -> Path:
     root = Path(settings.STATIC_DIR).resolve()
@@ -24,6 +26,11 @@ def _resolve(path: str) -> Path:
     return target
 
 
+@kept(
+    "(static path, its mtime)",
+    bound="the shipped files",
+    invalidation="a changed file: another mtime, another key",
+)
 @cache
 def _digest(path: str, mtime_ns: int) -> str:
     return hashlib.sha256(_resolve(path).read_bytes()).hexdigest()[:12]

@@ -16,6 +16,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+from core.caches import kept
+
 log = logging.getLogger("relaybay.tokens")
 TOKEN_FILE = "token"  # noqa: S105 - a file name, not a secret
 
@@ -87,17 +89,20 @@ def _derive(token: str, purpose: str) -> str:
     return hmac.new(token.encode(), purpose.encode(), hashlib.sha256).hexdigest()
 
 
+@kept("the token", bound="one per token (a rotation adds one)")
 @cache
 def token_id(token: str) -> str:
     """12 hex digits that identify the token without revealing it (/healthz, doctor)."""
     return _derive(token, "relaybay token id")[:12]
 
 
+@kept("the token", bound="one per token (a rotation adds one)")
 @cache
 def cookie_value(token: str) -> str:
     return _derive(token, "relaybay board cookie")
 
 
+@kept("the token", bound="one per token (a rotation adds one)")
 @cache
 def csrf_token(token: str) -> str:
     return _derive(token, "relaybay csrf")[:40]

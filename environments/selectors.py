@@ -12,6 +12,7 @@ from typing import Any
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
+from core import caches
 from core.memo import Memo
 from core.rows import columns, fetch_all, has_rows, rows_where
 from environments import sql
@@ -151,3 +152,10 @@ def forget_test_values() -> None:
 
 
 _test_values: Memo[None, tuple[str, ...]] = Memo(1)
+caches.register(
+    "environments.selectors._test_values",
+    key="none: one value, every stand's stored test values",
+    bound=_test_values.cap,
+    invalidation="a stand or access entry written (`forget_test_values`, at once and on commit)",
+    reset="`forget_test_values()` (the autouse fixture)",
+)

@@ -11,6 +11,7 @@ from functools import cache
 
 import snowballstemmer
 
+from core.caches import kept
 from memory.models import MemoryNote
 
 # A title similarity at or above this is a strong match: op=add next to one needs force_new.
@@ -36,6 +37,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CYRILLIC = re.compile(r"[\u0400-\u04FF]")
 
 
+@kept("a language", bound="english and russian")
 @cache
 def _stemmer(language: str) -> snowballstemmer.stemmer:
     return snowballstemmer.stemmer(language)

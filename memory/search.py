@@ -27,6 +27,7 @@ from typing import Any
 
 from django.db import OperationalError, connection, transaction
 
+from core import caches
 from memory import search_text, sql
 from tasks.models import Comment, Decision, Event, Report
 
@@ -45,6 +46,13 @@ BM25_WEIGHTS = (*search_text.BM25_WEIGHTS[:3], 0.0, 0.0, *search_text.BM25_WEIGH
 PREFIXES = sql.PREFIXES  # the clause marks this layout (ensure_table)
 
 _fts: bool | None = None  # None: not checked yet in this process
+caches.register(
+    "memory.search._fts",
+    key="none: whether this SQLite has FTS5",
+    bound="one value",
+    invalidation="never: looked up once per process",
+    reset="`search.forget()` (the session fixture)",
+)
 
 
 @dataclass(frozen=True)

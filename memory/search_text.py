@@ -30,6 +30,8 @@ from functools import lru_cache
 import regex
 import snowballstemmer
 
+from core.caches import kept
+
 MAX_QUERY_WORDS = 16  # words of a query past this are dropped: FTS5 caps expression depth
 MAX_QUERY_WORD = 64  # a longer query word is cut here, which as a prefix term still matches
 MAX_STEMMED = 64  # a longer word (a hash, base64) is its own stem: nothing to strip
@@ -71,6 +73,7 @@ def stem(word: str) -> str:
     return _stem(word)
 
 
+@kept("a word")
 @lru_cache(maxsize=20_000)
 def _stem(word: str) -> str:
     language = "russian" if _CYRILLIC.search(word) else "english"
@@ -174,6 +177,7 @@ def _tokens(text: str) -> list[str]:
     return tokens
 
 
+@kept("a character")
 @lru_cache(maxsize=4096)
 def _fold(ch: str) -> str:
     """One lowercased character without its diacritics: a Latin letter with marks becomes

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from core import caches
 from core.memo import Memo
 from plans import selectors as plan_selectors
 from plans.models import BLOCKED, DONE, IN_PROGRESS, PlanStep
@@ -195,6 +196,20 @@ class ReminderState:
 
 
 state = ReminderState()
+caches.register(
+    "plans.reminders.state._last",
+    key="(session id, agent session id)",
+    bound=STATE_MAX,
+    invalidation="a SESSION_START of that context; the oldest set first past the bound",
+    reset="`reminders.state.clear()` (the autouse fixture)",
+)
+caches.register(
+    "plans.reminders.state._posts",
+    key="(session id, agent session id)",
+    bound=STATE_MAX,
+    invalidation="a SESSION_START of that context; the oldest set first past the bound",
+    reset="`reminders.state.clear()` (the autouse fixture)",
+)
 
 
 # --- the hook seam ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
+from core import caches
 from core.errors import DomainError
 from policy import validate
 
@@ -61,6 +62,20 @@ def policy_path() -> Path:
 _lock = threading.Lock()
 _current: GlobalState | None = None
 _logged: set[str] = set()  # problems already logged: each once
+caches.register(
+    "policy.global_file._current",
+    key="none: policy.json as last read",
+    bound="one value",
+    invalidation="the file's path or stamp changed: read again",
+    reset="`global_file.forget()`",
+)
+caches.register(
+    "policy.global_file._logged",
+    key="a problem's text (logged once)",
+    bound="the problems of the file as read",
+    invalidation="`forget()`",
+    reset="`global_file.forget()`",
+)
 
 
 def state() -> GlobalState:

@@ -29,6 +29,8 @@ from typing import NamedTuple
 
 import regex
 
+from core import caches
+from core.caches import kept
 from policy.regex_shape import scan
 
 MAX_LENGTH = 200  # characters
@@ -76,6 +78,7 @@ def problem(pattern: str) -> str | None:
     return None
 
 
+@kept("a pattern's text")
 @functools.lru_cache(maxsize=512)
 def compiled(pattern: str) -> regex.Pattern | None:
     """The pattern compiled with FLAGS, cached; None when it does not compile."""
@@ -172,6 +175,13 @@ def _verdict(on_timeout: bool) -> str:
 
 _last_logged: dict[tuple[str, str], float] = {}
 _log_lock = threading.Lock()
+caches.register(
+    "policy.safe_regex._last_logged",
+    key="(pattern id, reason) → when last logged",
+    bound=LOG_MEMORY,
+    invalidation="older than LOG_EVERY (60 s) when full; all when every one is recent",
+    reset="none needed",
+)
 
 
 def _warn(

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Q, QuerySet
 
+from core import caches
 from core.errors import NotFound
 from policy import global_file, sql, validate
 from policy.merge import Layer, Merged, merge, preset_layer
@@ -228,6 +229,20 @@ def layer_problems(layer: PolicyLayer) -> list[str]:
 
 _cache: dict[tuple[Any, ...], tuple[Merged, str, tuple[str, ...], tuple[Any, ...], Any]] = {}
 _bad_layers: dict[tuple[int, Any], list[str]] = {}
+caches.register(
+    "policy.selectors._cache",
+    key="(scope, policy.json's path and stamp, the config's layer, every stored layer's stamp)",
+    bound="512, then cleared",
+    invalidation="a layer it depends on changes: another key",
+    reset="none needed: the key holds every stamp",
+)
+caches.register(
+    "policy.selectors._bad_layers",
+    key="(stored layer id, its change time)",
+    bound="1,024, then cleared",
+    invalidation="the layer changes: another key",
+    reset="none needed: the key holds the change time",
+)
 
 
 def _compute(

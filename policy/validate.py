@@ -21,6 +21,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from core.caches import CODE, kept
 from core.errors import DomainError
 from policy import safe_regex
 from policy.catalog import GUARD_RULE_IDS
@@ -41,11 +42,13 @@ class PolicyInvalid(DomainError):
         super().__init__("\n".join(self.errors))
 
 
+@kept("none (one value)", bound="one value", invalidation=CODE)
 @cache
 def schema() -> dict[str, Any]:
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
+@kept("none (one value)", bound="one value", invalidation=CODE)
 @cache
 def _validator() -> Draft202012Validator:
     return Draft202012Validator(schema())

@@ -11,13 +11,28 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
-from core import live, tokens
+from core import caches, live, tokens
+from core.caches import kept
 from core.security import current_token, safe_next, set_board_cookie
 from relaybay import get_version
 
 NONCE_COOKIE = "relaybay_login_nonce"
 
+# Registered here: relaybay/__init__.py imports nothing (the hook client imports it first).
+caches.register(
+    "relaybay._version",
+    key="none: the installed package's version",
+    bound="one value",
+    invalidation="never: read once per process",
+    reset="none needed",
+)
 
+
+@kept(
+    "none (one value)",
+    bound="one value",
+    invalidation="never: the rules the server started with (§9.4)",
+)
 @cache
 def _startup_rules_hash() -> str:
     """The global rules the server started with (§9.4): doctor compares it with the config."""

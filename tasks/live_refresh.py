@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from core.caches import CODE, kept
 from tasks.events import STREAMED
 
 
@@ -127,6 +128,7 @@ def _expand(pattern: str) -> list[str]:
     return [pattern] if pattern in STREAMED else []
 
 
+@kept("a fragment's name", bound="the refresh table's fragments", invalidation=CODE)
 @cache
 def kinds(name: str) -> tuple[str, ...]:
     """The exact event kinds that refresh fragment `name`, in catalogue order."""

@@ -38,6 +38,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from core.caches import kept
 from environments.guard.shell import here_documents, read_segments, shell_words
 
 # Nested scripts read inside each other (bash -c "ssh host 'sudo …'" is two levels). Deep
@@ -213,6 +214,7 @@ def _takes_next(option: str, short: str, long: Iterable[str]) -> int:
     return 0
 
 
+@kept("a command's first word")
 @functools.lru_cache(maxsize=2048)
 def command_name(word: str) -> str:
     """/usr/bin/ssh → ssh; (kubectl → kubectl; KUBECTL.EXE → kubectl."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.caches import kept
 from environments.guard.commands import (
     COPY_OPTIONS,
     SSH_SHORT_VALUES,
@@ -171,6 +172,7 @@ class Names:
         return False  # a single word: only where a host is expected
 
 
+@kept("(an identifier, its source)")
 @functools.lru_cache(maxsize=4096)
 def _needle(text: str, source: str) -> str:
     """What every mention of an identifier contains: a gitops repo's org/repo (the host may
@@ -180,6 +182,7 @@ def _needle(text: str, source: str) -> str:
     return text
 
 
+@kept("an identifier")
 @functools.lru_cache(maxsize=4096)
 def _shape(text: str) -> str:
     """How an identifier is found: "word" (a single word: in host places only), "run" (name
@@ -190,6 +193,7 @@ def _shape(text: str) -> str:
     return "run" if _NAME_RUN.fullmatch(text) else "token"
 
 
+@kept("an identifier")
 @functools.lru_cache(maxsize=4096)
 def _token(text: str, source: str) -> tuple[str, re.Pattern[str]]:
     """For an identifier that holds more than name characters: a piece every mention

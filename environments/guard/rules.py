@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from core.caches import kept
 from environments.guard.commands import (
     COPY_OPTIONS,
     Invocation,
@@ -199,6 +200,7 @@ def _sql_after_client(call: Invocation) -> bool:
     return _has_sql_change(" ".join(call.args)) or bool(call.stdin and _has_sql_change(call.stdin))
 
 
+@kept("a command's arguments or its stdin")
 @functools.lru_cache(maxsize=64)
 def _has_sql_change(text: str) -> bool:
     """Cached: every command of a nested script shares its stdin, so one text may come

@@ -54,7 +54,14 @@ def hook_room() -> list[str]:
     ]
 
 
-BLOCKS: dict[str, Callable[[], list[str]]] = {"hook-room": hook_room}
+def caches() -> list[str]:
+    """Every cache and in-process store, as each says where it is made (core/caches.py)."""
+    from relaybay_site.docgen.caches import table
+
+    return table()
+
+
+BLOCKS: dict[str, Callable[[], list[str]]] = {"hook-room": hook_room, "caches": caches}
 
 
 def _name(fn: Callable[..., object]) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from core import caches
 from core.memo import Memo
 from sessions.services import hooks as hook_steps
 
@@ -90,6 +91,13 @@ class ActivityClock:
 
 
 activity_clock = ActivityClock()
+caches.register(
+    "sessions.hooks.activity.activity_clock._windows",
+    key="a session's id",
+    bound=SESSIONS_MAX,
+    invalidation="the window's end writes what it held; the oldest set first past the bound",
+    reset="`activity.activity_clock.clear()` (the autouse fixture)",
+)
 
 
 def flush_pending_activity(*, all_of_them: bool = False) -> float | None:

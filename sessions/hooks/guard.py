@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 
+from core import caches
 from core.memo import Memo
 from environments import guard
 from environments import selectors as env_selectors
@@ -43,6 +44,13 @@ Stands = dict[tuple[str, str], tuple[Project, guard.StandRules]]
 KINDS = frozenset({ev.PRE_TOOL})
 # An unplaced session's projects, found from its cwd once per agent session and folder.
 _cwd_projects: Memo[tuple[str, str], tuple[Project, ...]] = Memo(1_000)
+caches.register(
+    "sessions.hooks.guard._cwd_projects",
+    key="(agent session id, cwd)",
+    bound=_cwd_projects.cap,
+    invalidation="never but the bound: found once per agent session and folder",
+    reset="`guard.forget()` (the autouse fixture)",
+)
 
 
 def guard_call(call: HookCall, answer: HookAnswer) -> None:

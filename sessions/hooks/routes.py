@@ -4,10 +4,18 @@ the registry (sessions/hooks/registry.py) when asked, and kept until an agent is
 
 from __future__ import annotations
 
+from core import caches
 from sessions.hooks import registry
 from sessions.hooks.endpoint import App, door
 
 _built: dict[tuple[str, ...], dict[str, App]] = {}
+caches.register(
+    "sessions.hooks.routes._built",
+    key="the registered agents' names",
+    bound="one entry",
+    invalidation="another set of agents registered: built again",
+    reset="none needed",
+)
 
 
 def routes() -> dict[str, App]:

@@ -28,6 +28,7 @@ from django.conf import settings
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from core import caches
 from core.display import ago
 from core.memo import Memo
 from sessions import selectors as session_selectors
@@ -66,6 +67,13 @@ class Repeat:
 
 
 _repeats: Memo[int, Repeat] = Memo(STATE_MAX)
+caches.register(
+    "sessions.hooks.stuck._repeats",
+    key="a session's id",
+    bound=STATE_MAX,
+    invalidation="a different call starts the count again; the oldest set first past the bound",
+    reset="`stuck.forget()` (the autouse fixture)",
+)
 
 
 def forget() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from core import actor as actors
+from core import caches
 from core.memo import Memo
 from sessions.hooks import forgotten, stuck
 from sessions.services.signals import Signal, session_signals_record
@@ -25,6 +26,13 @@ SWEEP_SECONDS = 60
 # The signals true at the last sweep; the key (None, 0) says a sweep ran in this process.
 _seen: Memo[tuple[str | None, int], bool] = Memo(100_000)
 _SWEPT = (None, 0)
+caches.register(
+    "sessions.hooks.sweep._seen",
+    key="(signal, session id); (None, 0): a sweep ran",
+    bound=_seen.cap,
+    invalidation="each sweep keeps only the signals still true",
+    reset="`sweep.forget()` (the autouse fixture)",
+)
 
 
 def forget() -> None:

@@ -32,6 +32,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from core import caches
 from core.memo import Memo
 from sessions import selectors as session_selectors
 from sessions.hooks import answer as hook_answer
@@ -69,6 +70,13 @@ class Turn:
 
 
 _turns: Memo[int, Turn] = Memo(STATE_MAX)
+caches.register(
+    "sessions.hooks.turn_end._turns",
+    key="a session's id",
+    bound=STATE_MAX,
+    invalidation="a new turn starts it again; the oldest set first past the bound",
+    reset="`turn_end.forget()` (the autouse fixture)",
+)
 
 
 def _turn(session_id: int) -> Turn:

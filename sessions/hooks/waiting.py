@@ -17,6 +17,7 @@ The last PRE_TOOL's summary waits for a permission prompt in this process's memo
 
 from __future__ import annotations
 
+from core import caches
 from core.memo import Memo
 from environments.secrets import mask
 from sessions.hooks import event as ev
@@ -28,6 +29,13 @@ RAW_MAX = 4000  # of a command kept until its permission prompt (masked when use
 STATE_MAX = 10_000
 
 _last_calls: Memo[str, tuple[str, str]] = Memo(STATE_MAX)  # agent session id → (tool, text)
+caches.register(
+    "sessions.hooks.waiting._last_calls",
+    key="an agent session id",
+    bound=STATE_MAX,
+    invalidation="the call's end forgets it; the oldest set first past the bound",
+    reset="`waiting.forget()` (the autouse fixture)",
+)
 
 
 def summary(tool_name: str, raw: str, test_values: tuple[str, ...] = ()) -> str:

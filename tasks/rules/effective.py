@@ -9,6 +9,7 @@ import json
 import logging
 from dataclasses import dataclass
 
+from core import caches
 from core.display import STAGES
 from tasks.fields import SIZES
 from tasks.rules.schema import (
@@ -69,6 +70,13 @@ class EffectiveRules:
 # (project, override text) pairs already warned about: a broken override is logged once.
 _LOGGED_OVERRIDES: set[tuple[str | None, str]] = set()
 _LOGGED_MAX = 1024
+caches.register(
+    "tasks.rules.effective._LOGGED_OVERRIDES",
+    key="(project, override text) already warned about",
+    bound=_LOGGED_MAX,
+    invalidation="cleared when full",
+    reset="none needed",
+)
 
 
 def _parse_override(text: str, project: str | None) -> dict:

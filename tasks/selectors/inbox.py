@@ -36,6 +36,7 @@ from django.db.models import (
 from django.urls import reverse
 from django.utils import timezone
 
+from core import caches
 from core.display import STAGES, ago, stage_label
 from tasks import extensions, sql
 from tasks.events import EventKind
@@ -344,6 +345,13 @@ def inbox_one(group_id: str, state: InboxState) -> GroupView | None:
 # change no event names (a session ageing out of a group) shows.
 BADGE_TTL = 10.0
 _badge: tuple[int, float, int] | None = None  # newest event id, monotonic time, total
+caches.register(
+    "tasks.selectors.inbox._badge",
+    key="none: one total, with the newest event id it counted to",
+    bound="one value",
+    invalidation="an event added since it was counted, or BADGE_TTL (10 s)",
+    reset="`inbox.forget_badge()` (the autouse fixture)",
+)
 
 
 def _stamp() -> tuple[int, float]:
