@@ -3,7 +3,7 @@
 The session lookups of every agent write and hook, task_get's session section and the
 lists' bound sessions: compiling their querysets cost more than SQLite's run of them
 (issues 18, 33). Each names what its rows hold and the test that holds it equal to the
-queryset it replaced. The effort's statements are sessions/effort/sql.py. Names come from
+queryset it replaced. The effort's statements are effort/sql.py. Names come from
 the models' metadata and values are parameters (hence the S608 waivers).
 """
 

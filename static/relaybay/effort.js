@@ -1,7 +1,7 @@
 // The Effort page of a project (issue 31): its region (the table, totals and charts)
 // refetches on this project's time events and token notices — the live table's "effort"
 // kinds (tasks/live_refresh.py) — at most once every 3 s. Loaded by
-// templates/sessions/effort.html after htmx and app.js.
+// templates/effort/effort.html after htmx and app.js.
 //
 // app.js dispatches `rbp-event` for the page's project. htmx's own `delay` starts again at
 // every event, so a steady flow of token notices would hold the refetch off for good, and

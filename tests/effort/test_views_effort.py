@@ -17,12 +17,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from core import tokens
+from core import row_html, tokens
 from core.security import COOKIE_NAME, current_token
 from effort import page as effort_page
 from effort.models import TaskEffort
 from effort.paths import Roots
-from effort.row_html import row_html
 from effort.services import effort_backfill
 from sessions.models import Session, TaskBinding
 from tasks import live_refresh
@@ -365,14 +364,14 @@ def test_show_more_stops_at_the_most_a_page_shows_and_offers_the_csv(web, monkey
 
 def test_a_row_is_rendered_once_and_again_only_when_what_it_shows_changes(web) -> None:
     task = make_task(make_project("acme"), "Before")
-    row_html.cache_clear()
+    row_html.reset()
 
     page(web, "/p/acme/effort")
     page(web, "/p/acme/effort?sort=tokens")
     Task.objects.filter(pk=task.pk).update(title="After")
     html = page(web, "/p/acme/effort")
 
-    assert (row_html.cache_info().misses, row_html.cache_info().hits) == (2, 1)
+    assert (row_html.info().misses, row_html.info().hits) == (2, 1)
     assert row_keys(html) == [task.key]
     assert "After" in html
     assert "Before" not in html
