@@ -49,6 +49,8 @@ def register_after_answer(fn: AfterAnswer) -> None:
     work on (a poke), never do it, and never raise (apps register in ready())."""
     if fn not in _after_answer:
         _after_answer.append(fn)
+
+
 _flush = sync_to_async(flush_pending_activity, thread_sensitive=True)
 _flush_timer: asyncio.TimerHandle | None = None
 
