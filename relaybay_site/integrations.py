@@ -33,13 +33,16 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from agents.claude_code.setup import checks, detect
+from agents.claude_code.setup.entries import server_target, target_problem
+from agents.claude_code.setup.plan import Plan, PlanChanged, make_plan, read_bytes, write_plan
+from agents.codex.setup import checks as codex_checks
+from agents.codex.setup import config as codex
+from agents.setup import document
 from core import flash, tokens
 from core.responses import plain
 from core.security import current_token, owner_only
 from relaybay_site.settings_pages import settings_sections
-from relaybay_site.setup import checks, codex, codex_checks, detect, document
-from relaybay_site.setup.entries import server_target, target_problem
-from relaybay_site.setup.plan import Plan, PlanChanged, make_plan, read_bytes, write_plan
 from sessions.selectors import unlinked_hook_sessions
 
 MODES = ("command", "http")

@@ -331,7 +331,8 @@ ALLOWED_IMPORTS = {
     "plans": {"sessions", "tasks"},
     "effort": {"environments", "sessions", "tasks"},
     "reviews": {"tasks"},
-    "agents": {"effort", "sessions", "tasks"},
+    # agents write the hook command that runs relaybay.hook_client (its env names)
+    "agents": {"effort", "relaybay", "sessions", "tasks"},
 }
 
 

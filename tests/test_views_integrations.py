@@ -20,12 +20,12 @@ from django.test import Client, RequestFactory
 from django.utils.html import escape
 
 from agents.claude_code.hooks import hook_event
+from agents.claude_code.setup.entries import EVENTS, is_relaybay_hook, server_target
+from agents.claude_code.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan, write_plan
 from core import flash, tokens
 from core.config import Config
 from core.security import COOKIE_NAME, current_token
 from core.tokens import mcp_add_command
-from relaybay_site.setup.entries import EVENTS, is_relaybay_hook, server_target
-from relaybay_site.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan, write_plan
 from sessions.hooks import activity
 from tests.sessions.hook_payloads import CWD, payload
 from tests.support.server import write_fake_claude

@@ -25,7 +25,7 @@ try:
 except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUIRE_BROWSER=1
     expect = None
 
-from relaybay_site.setup.entries import EVENTS, HOOK_PATH
+from agents.claude_code.setup.entries import EVENTS, HOOK_PATH
 from tests.browser.helpers import sign_in, wait_state
 from tests.sessions.hook_payloads import payload
 from tests.support.mcp_client import call_tool
@@ -169,7 +169,10 @@ def test_plan_apply_and_check_from_the_page(ig, new_page, shot):
     expect(check_row(page, "hooks in user settings").locator(".state-pill")).to_have_text("ok")
     expect(check_row(page, "command hook runs").locator(".state-pill")).to_have_text("ok")
     expect(check_row(page, "MCP registered").locator(".state-pill")).to_have_text("FAIL")
-    expect(page.locator(".ig-check-summary")).to_have_text("Check: 1 of 6 items failed.")
+    # Codex, never connected here, is one ok line: "not connected (to connect: …)"
+    expect(check_row(page, "Codex").locator(".state-pill")).to_have_text("ok")
+    expect(check_row(page, "Codex")).to_contain_text("not connected (to connect: relaybay setup")
+    expect(page.locator(".ig-check-summary")).to_have_text("Check: 1 of 7 items failed.")
     expect(page.get_by_role("button", name="Run check")).to_be_enabled()
     assert page.evaluate("window.__igMarker") == "kept"
     assert page.url == base + PAGE + "?mode=command"

@@ -21,10 +21,10 @@ from urllib.parse import urlencode
 
 import pytest
 
+from agents.claude_code.setup.entries import EVENTS, HOOK_PATH
 from core import tokens
 from core.flash import COOKIE as FLASH_COOKIE
 from core.security import COOKIE_NAME
-from relaybay_site.setup.entries import EVENTS, HOOK_PATH
 from tests.support.server import (
     RelaybayServer,
     profile_env,
@@ -213,7 +213,11 @@ def test_the_plain_check_form_answers_303_with_the_flash_and_the_page_shows_it_o
     hooks_ok, hooks_detail = items["hooks in user settings"]
     assert not hooks_ok
     assert f"no relaybay hooks for {ig.server.base_url}" in hooks_detail
-    assert "Check: 1 of 5 items failed." in page.text
+    # Codex, never connected here, is one ok line with the command that connects it
+    codex_ok, codex_detail = items["Codex"]
+    assert codex_ok
+    assert codex_detail.startswith("not connected (to connect: relaybay setup --agent codex")
+    assert "Check: 1 of 6 items failed." in page.text
     # Shown once: the page deletes the cookie.
     gone = page.cookie(FLASH_COOKIE)
     assert gone is not None
@@ -275,7 +279,7 @@ def test_apply_through_the_page_writes_the_hooks_then_the_htmx_check_passes(ig):
         f"all 7 events point at {base_url} in {ig.settings_file}",
     )
     assert items["command hook runs"][0]
-    assert "Check: all 6 items ok." in check.text
+    assert "Check: all 7 items ok." in check.text  # Codex's "not connected" line included
 
 
 def test_the_cli_agrees_with_what_the_page_wrote(ig):

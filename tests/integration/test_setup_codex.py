@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from relaybay_site.setup.codex_plan import END, START
+from agents.codex.setup.plan import END, START
 from tests.support.server import RelaybayServer, run_cli
 
 pytestmark = pytest.mark.integration

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from relaybay_site.setup import codex, codex_checks
-from relaybay_site.setup.codex_plan import make_codex_plan
-from relaybay_site.setup.entries import Target
-from relaybay_site.setup.plan import write_plan
+from agents.claude_code.setup.entries import Target
+from agents.claude_code.setup.plan import write_plan
+from agents.codex.setup import checks as codex_checks
+from agents.codex.setup import config as codex
+from agents.codex.setup.plan import make_codex_plan
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "codex-0.169.0" / "config"
 HAND_WRITTEN = Path(__file__).parent / "corpus" / "codex_hand_written.toml"
@@ -180,10 +181,10 @@ def test_detection_is_one_ok_line_when_codex_is_not_connected(tmp_path, home, ta
     assert not codex_checks.connected(empty)
     item = codex_checks.detected_item(empty, NO_CODEX, connected=False)
     assert item.ok
-    assert item.detail == (
-        f"not connected (to connect: relaybay setup --agent codex --apply --codex-home {empty}); "
-        "`codex` not found on PATH"
-    )
+    command = codex_checks.setup_fix(empty, "--apply")  # this server's flags, if any
+    assert command.startswith("relaybay setup --agent codex --apply")
+    assert command.endswith(f"--codex-home {empty}")
+    assert item.detail == f"not connected (to connect: {command}); `codex` not found on PATH"
     # `codex` on PATH alone is not connected: where it is, and the command, in one ok line
     item = codex_checks.detected_item(empty, fake_codex, connected=False)
     assert item.ok

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from relaybay_site.setup import codex
-from relaybay_site.setup.codex_plan import END, START, make_codex_plan
-from relaybay_site.setup.document import SettingsError
-from relaybay_site.setup.entries import Target
-from relaybay_site.setup.plan import write_plan
+from agents.claude_code.setup.entries import Target
+from agents.claude_code.setup.plan import write_plan
+from agents.codex.setup import config as codex
+from agents.codex.setup.plan import END, START, make_codex_plan
+from agents.setup.document import SettingsError
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "codex-0.169.0" / "config"
 HAND_WRITTEN = Path(__file__).parent / "corpus" / "codex_hand_written.toml"

@@ -150,7 +150,7 @@ def test_doctor_reports_invalid_settings_as_one_failed_item(tmp_path, fake_claud
 
 
 def test_a_failed_check_cannot_be_made_without_its_fix() -> None:
-    from relaybay_site.setup.checks import Item
+    from agents.claude_code.setup.checks import Item
 
     with pytest.raises(ValueError, match="must name the command that fixes it"):
         Item(False, "hooks in user settings", "settings.json does not exist")
@@ -167,8 +167,8 @@ def test_every_failure_path_in_the_checks_passes_a_fix() -> None:
     root = Path(__file__).resolve().parents[2]
     offenders = []
     for rel in (
-        "relaybay_site/setup/checks.py",
-        "relaybay_site/setup/codex_checks.py",
+        "agents/claude_code/setup/checks.py",
+        "agents/codex/setup/checks.py",
         "relaybay_site/management/commands/doctor.py",
     ):
         tree = ast.parse((root / rel).read_text())
@@ -347,8 +347,8 @@ def test_connected_is_what_relaybay_wrote_in_claude_codes_files(tmp_path) -> Non
     """relaybay's hooks at any address (or only the wake-up hook) or its MCP server connect
     Claude Code; a user's own hooks do not. A settings file that cannot be parsed counts
     only when it names relaybay, so its failure (with the repair) is shown, not hidden."""
-    from relaybay_site.setup.detect import claude_connected
-    from relaybay_site.setup.entries import Target, command_hook, http_hook, wake_hook
+    from agents.claude_code.setup.detect import claude_connected
+    from agents.claude_code.setup.entries import Target, command_hook, http_hook, wake_hook
 
     home = tmp_path / "profile"
     settings = home / ".claude" / "settings.json"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from relaybay_site.setup.detect import (
+from agents.claude_code.setup.detect import (
     ClaudeCode,
     detect_claude,
     mcp_registration,
     parse_version,
 )
-from relaybay_site.setup.entries import (
+from agents.claude_code.setup.entries import (
     Target,
     hook_command,
     is_relaybay_hook,

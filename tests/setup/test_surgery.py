@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from relaybay_site.setup.document import SettingsError
-from relaybay_site.setup.entries import EVENTS, Target, is_relaybay_hook, is_wake_hook
-from relaybay_site.setup.plan import PlanChanged, backup_path, make_plan, write_plan
+from agents.claude_code.setup.entries import EVENTS, Target, is_relaybay_hook, is_wake_hook
+from agents.claude_code.setup.plan import PlanChanged, backup_path, make_plan, write_plan
+from agents.setup.document import SettingsError
 
 CORPUS = Path(__file__).parent / "corpus"
 TARGET = Target(

@@ -2,7 +2,7 @@
 (issue 30 item 4).
 
 The same steps as Claude Code's setup — detection, the diff and its plan hash, `--apply
---expect` with a backup, `--remove`, `--check` — over relaybay_site.setup.codex_plan. The
+--expect` with a backup, `--remove`, `--check` — over agents.codex.setup.plan. The
 MCP registration is printed, never written: `codex mcp add …` when this codex offers it,
 else the `[mcp_servers.relaybay]` table; the token goes into RELAYBAY_TOKEN, never into
 config.toml.
@@ -13,12 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from agents.claude_code.setup import checks, detect
+from agents.claude_code.setup.entries import server_target, target_problem
+from agents.claude_code.setup.plan import Plan
+from agents.codex.setup import checks as codex_checks
+from agents.codex.setup import config as codex
+from agents.codex.setup.plan import make_codex_plan
+from agents.setup.document import SettingsError
 from core import tokens
-from relaybay_site.setup import checks, codex, codex_checks, detect
-from relaybay_site.setup.codex_plan import make_codex_plan
-from relaybay_site.setup.document import SettingsError
-from relaybay_site.setup.entries import server_target, target_problem
-from relaybay_site.setup.plan import Plan
 
 
 class Command(Protocol):

@@ -22,11 +22,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.claude_code.setup import checks, detect
+from agents.claude_code.setup.checks import Item
+from agents.codex.setup import checks as codex_checks
+from agents.codex.setup import config as codex
 from core import tokens
 from relaybay import get_version
 from relaybay_site.management.commands._flags import RelaybayCommand
-from relaybay_site.setup import checks, codex, codex_checks, detect
-from relaybay_site.setup.checks import Item
 
 MIN_PYTHON = (3, 12)
 FIX_SETTING = "correct that setting in config.toml, the environment or the flags"

@@ -15,13 +15,13 @@ from typing import Any
 
 from django.conf import settings
 
+from agents.claude_code.setup import detect
+from agents.claude_code.setup.entries import Target, server_target, target_problem
+from agents.claude_code.setup.plan import Plan, PlanChanged, make_plan, write_plan
+from agents.setup.document import SettingsError
 from core import tokens
 from relaybay_site.management.commands import _setup_codex
 from relaybay_site.management.commands._flags import RelaybayCommand
-from relaybay_site.setup import detect
-from relaybay_site.setup.document import SettingsError
-from relaybay_site.setup.entries import Target, server_target, target_problem
-from relaybay_site.setup.plan import Plan, PlanChanged, make_plan, write_plan
 
 
 class Refused(SystemExit):
@@ -202,7 +202,7 @@ class Command(RelaybayCommand):
 
     def _check(self, cfg: Any, claude_home: Path, options: dict[str, Any]) -> None:
         """`--check`: one ok / FAIL line per item (or --json); exit 1 when one fails."""
-        from relaybay_site.setup import checks
+        from agents.claude_code.setup import checks
 
         if options["apply"] or options["remove"] or options["wake"] or options["no_wake"]:
             self._refuse("--check writes nothing: it takes no --apply, --remove or --wake.")

@@ -18,8 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from relaybay_site.setup import document
-from relaybay_site.setup.entries import (
+from agents.claude_code.setup.entries import (
     EVENTS,
     Target,
     desired_hook,
@@ -28,6 +27,7 @@ from relaybay_site.setup.entries import (
     new_group,
     wake_hook,
 )
+from agents.setup import document
 
 HTTP_SESSIONSTART_NOTE = (
     "SessionStart is written as the command hook: Claude Code 2.1.332 never runs http "

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from relaybay_site.setup import splice
+from agents.setup import splice
 
 
 class SettingsError(Exception):

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from relaybay_site.setup import document
-from relaybay_site.setup.entries import HOOK_PATH, WAIT_PATH, command_args, command_url
+from agents.claude_code.setup.entries import HOOK_PATH, WAIT_PATH, command_args, command_url
+from agents.setup import document
 
 MIN_HTTP_HOOKS_VERSION = (2, 1, 63)
 MIN_ASYNC_REWAKE_VERSION = (2, 1, 309)  # verified live (§4 wake-up hook)

@@ -23,10 +23,8 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from core import tokens
-from core.config import default_home
-from relaybay_site.setup import detect, document
-from relaybay_site.setup.entries import (
+from agents.claude_code.setup import detect
+from agents.claude_code.setup.entries import (
     EVENTS,
     HOOK_PATH,
     TOKEN_ENV,
@@ -35,6 +33,9 @@ from relaybay_site.setup.entries import (
     command_url,
     is_wake_hook,
 )
+from agents.setup import document
+from core import tokens
+from core.config import default_home
 
 HTTP_TIMEOUT = 5.0
 IMPORT_TIMEOUT = 15.0

@@ -16,8 +16,9 @@ import os
 import shlex
 from pathlib import Path
 
-from relaybay_site.setup import checks, codex, detect
-from relaybay_site.setup.checks import Item
+from agents.claude_code.setup import checks, detect
+from agents.claude_code.setup.checks import Item
+from agents.codex.setup import config as codex
 
 DETECTED = "Codex"
 CONFIG = "Codex config.toml"
