@@ -214,7 +214,7 @@ SETTINGS: tuple[Setting, ...] = (
         True,
         "Collision warnings: tell a session when another live session of the same repository "
         "changed the same file in the last 30 minutes, or works in its checkout for another "
-        "branch (issue 32; see docs/signals.md).",
+        "branch (see docs/signals.md).",
     ),
     Setting(
         "resume_brief",
@@ -250,7 +250,7 @@ SETTINGS: tuple[Setting, ...] = (
         "prices",
         "table",
         {},
-        "Dollars per million tokens by model, laid over the shipped defaults (issue 31): "
+        "Dollars per million tokens by model, laid over the shipped defaults (docs/effort.md): "
         '[prices."claude-opus-5-5"] input, output, cache_write, cache_read; a key ending in * '
         "is a prefix. A model without a price shows its tokens and 'cost unknown'.",
         env=False,

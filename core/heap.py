@@ -1,4 +1,4 @@
-"""The server process's heap, kept small and quiet for a server that runs for weeks (issue 18).
+"""The server process's heap, kept small and quiet for a server that runs for weeks.
 
 Two habits of CPython on glibc show in a long soak. The cyclic collector's full passes walk
 every object ever made, and most of them — Django, the MCP SDK, pydantic's schemas — were

@@ -1,4 +1,4 @@
-"""Board links from URL names, for the pages that build one per row (issue 13 §3).
+"""Board links from URL names, for the pages that build one per row.
 
 URLs have one source: the `urls.py` route tables. Templates use `{% url %}`, Python uses
 `reverse()`, and the browser scripts read URLs from `data-*` attributes the templates fill.

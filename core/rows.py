@@ -102,7 +102,7 @@ class ModelColumns:
         if not self._plain:
             return self.model.from_db(using, self.names, values)
         # What from_db's __init__ does for such a model, without its per-field loop: a list of
-        # a few hundred rows spent most of its time there (issue 33). Left-out columns are
+        # a few hundred rows spent most of its time there. Left-out columns are
         # deferred, as from_db leaves them.
         obj = self.model.__new__(self.model)
         state = obj._state = ModelState()

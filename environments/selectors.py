@@ -59,7 +59,7 @@ def stands_map(project: Project) -> StandsMap:
     mode = project_effective.merged.get("guard.mode", "warn")
     views = []
     # On every PreToolUse (the guard): the environments with SQL written once, and their
-    # access entries only when there are environments (issue 18).
+    # access entries only when there are environments.
     environments = rows_where(Environment, "project", project.pk, ("position", "id"))
     entries: dict[int, list[EnvironmentAccess]] = {}
     if environments:

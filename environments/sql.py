@@ -1,6 +1,6 @@
 """Every statement the environments app writes by hand, in one ledger (docs/architecture.md
 §6): the guard reads the stands map on every PreToolUse and project_snapshot on every call,
-and compiling the querysets cost more than SQLite's run of them (issues 18, 33)."""
+and compiling the querysets cost more than SQLite's run of them."""
 
 from __future__ import annotations
 

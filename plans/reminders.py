@@ -16,7 +16,7 @@ When it is sent:
 It runs before the owner comments (order 50): they get the rest of the shared 8000-character
 budget, so the reminder stays short (step details are cut) and never exceeds budget_left.
 
-The same register() adds the plan's line to the resume brief (sessions.brief, issue 32):
+The same register() adds the plan's line to the resume brief (sessions.brief):
 `brief_line`, the step in progress and how far the plan is.
 
 The per-session state (the last text sent, the PostToolUse count) is kept in memory in this
@@ -254,4 +254,4 @@ def remind(call: HookCall, answer: HookAnswer) -> None:
 def register() -> None:
     """Plug into the hook answers (idempotent: the registry skips a provider it holds)."""
     hook_answer.register_context_provider(ORDER, KINDS, remind)
-    brief.register_brief_section(brief.PLAN, brief_line)  # issue 32's resume brief
+    brief.register_brief_section(brief.PLAN, brief_line)  # the resume brief's plan line

@@ -15,7 +15,7 @@ class StepCounts(NamedTuple):
 
 
 # Done and all steps of each task of a list, its ids one JSON array: the same text whatever
-# their number (issue 33: a list line needs the two counts, not the steps).
+# their number (a list line needs the two counts, not the steps).
 STEP_COUNTS = Statement(
     f'SELECT "task_id", SUM("status" = \'{DONE}\'), COUNT(*) FROM "{PlanStep._meta.db_table}" '  # noqa: S608
     'WHERE "task_id" IN (SELECT value FROM json_each(%s)) GROUP BY 1',

@@ -11,7 +11,7 @@ def get_version() -> str:
     """The installed package's version: pyproject.toml is the only place it is written.
 
     Read once per process: importlib.metadata parses the package's metadata with the email
-    parser (about 2 ms), and /healthz and every page's frame ask for it (issue 18).
+    parser (about 2 ms), and /healthz and every page's frame ask for it.
     """
     global _version
     if _version is None:

@@ -8,7 +8,7 @@ Run by Claude Code for every hook event as
 
 Standard library only, and nothing else of relaybay is imported: isolated mode (-I) does
 not promise any site-packages, and every hook event pays this module's start-up. So it
-imports only what one POST to a loopback address needs (issue 18, bench/README.md): the C
+imports only what one POST to a loopback address needs (bench/README.md, "Hook client"): the C
 modules `_socket` and `_signal` (the `socket` and `signal` wrappers pull in enum,
 selectors and array), a numeric address connected without getaddrinfo (which imports the
 idna codec), and `json` only when there is a JSON text to read or rewrite (json imports re,

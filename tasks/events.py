@@ -78,7 +78,7 @@ KINDS = frozenset(k.value for k in EventKind)
 class LiveNotice(StrEnum):
     """Kinds the live stream sends that are not events: never stored, never replayed."""
 
-    # A task's tokens grew (issue 31): at most one notice per task every few seconds
+    # A task's tokens grew: at most one notice per task every few seconds
     # (effort/notify.py).
     EFFORT_UPDATED = "effort.updated"
 

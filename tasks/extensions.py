@@ -266,7 +266,7 @@ class InboxGroup:
     rows: tuple[InboxRow, ...]
     link: str = ""  # e.g. the Integrations page for unlinked hook sessions
     # How many rows the group has in all when `rows` holds only its first ones (a group
-    # registered with `limited` answers at most the rows asked for, issue 33); None: all
+    # registered with `limited` answers at most the rows asked for); None: all
     # of them are in `rows`.
     total: int | None = None
 
@@ -343,7 +343,7 @@ def register_inbox_group(
     `count`, when given, answers len(fn().rows) without building the rows: the sidebar
     badge on every page asks for the total only. `limited`, the group's id, says that
     fn(limit) builds at most `limit` rows (None: all) and the group's `total`: a group that
-    can grow with the tasks, whose page shows its first rows only (issue 33); the others
+    can grow with the tasks, whose page shows its first rows only; the others
     are built whole and cut by the page. Idempotent, so a second ready() (tests) never
     shows a group twice.
     """

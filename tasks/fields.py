@@ -148,7 +148,7 @@ def field_spec(name: str) -> Field:
     return spec
 
 
-# How a refusal names what it refused (issue 28): a refusal names the parameter and the
+# How a refusal names what it refused: a refusal names the parameter and the
 # allowed values, never an unknown name, and quotes a refused value only when it is short
 # and plain — it may be a secret pasted into the wrong place.
 SHOWN_MAX = 20

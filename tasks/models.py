@@ -70,7 +70,7 @@ class Task(models.Model):
             models.Index(fields=["project", "stage"], name="task_project_stage"),
             models.Index(fields=["project", "closed_at"], name="task_project_closed"),
             # The tasks the board still shows, across projects (open, or done in the
-            # window): the Inbox reads them on every refresh (issue 33).
+            # window): the Inbox reads them on every refresh.
             models.Index(fields=["stage", "closed_at"], name="task_stage_closed"),
         ]
 
@@ -168,11 +168,11 @@ class Event(models.Model):
             models.Index(fields=["task", "id"], name="event_task_id"),
             models.Index(fields=["kind", "id"], name="event_kind_id"),
             # A task's newest event of one kind in one seek: the Inbox's rule warnings read
-            # the last move of every shown task on every page (issue 18).
+            # the last move of every shown task on every page.
             models.Index(fields=["task", "kind", "id"], name="event_task_kind_id"),
             # A project's newest events of one kind in one seek, however rare the kind:
             # Activity's "Actions on live" block and its ?project&kind filter read it, and
-            # without it a project with no live.action walked its whole log (issue 33).
+            # without it a project with no live.action walked its whole log.
             models.Index(fields=["project", "kind", "id"], name="event_project_kind_id"),
         ]
 

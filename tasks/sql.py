@@ -1,7 +1,7 @@
 """Every statement the tasks app writes by hand, in one ledger (docs/architecture.md §6).
 
 The hot reads of every MCP call and hook, and the lists of a busy project: compiling their
-querysets cost more than SQLite's run of them (issues 18, 33). Each is a `Statement` (or a
+querysets cost more than SQLite's run of them. Each is a `Statement` (or a
 `shape`, built once per shape) naming what its rows hold and the test that holds it equal
 to the queryset it replaced. Names come from the models' metadata and values are
 parameters: nothing here comes from a caller (hence the S608 waivers).
@@ -222,7 +222,7 @@ def _list_joined(on_task: bool, on_project: bool, unread_only: bool) -> tuple[st
 def comment_list(on_task: bool, on_project: bool, unread_only: bool, limit: int) -> str:
     """comments_list's newest `limit` comments, each with its task's key and title. The newest
     ids first, from the indexes alone, then those rows: sorting a busy project's 700 whole
-    comments with their tasks to keep 100 cost twice as much (issue 33)."""
+    comments with their tasks to keep 100 cost twice as much."""
     joined, _ = _list_joined(on_task, on_project, unread_only)
     newest = f'SELECT c."id" FROM {joined} ORDER BY c."id" DESC LIMIT {limit}'  # noqa: S608
     return (

@@ -7,7 +7,7 @@ extension. Templates only loop over what is computed here.
 
 An open column shows its first COLUMN_LIMIT cards (newest stage change first) and says how
 many more there are; "Show N more" asks for the column again with `shown_<stage>` raised by
-COLUMN_LIMIT, so the page stays bounded however many tasks agents create (issue 18) and the
+COLUMN_LIMIT, so the page stays bounded however many tasks agents create, and the
 board state (which the live refresh sends back) keeps what the reader opened.
 """
 

@@ -36,7 +36,7 @@ def log_rows() -> QuerySet[Event]:
     """The log's rows with their task's key joined and their projects read after them (one
     small read by id): with the project joined too, SQLite walked a project's whole log
     through the project_id index for a kind it rarely holds instead of seeking the
-    (project, kind, id) one (issue 33: 60–95 ms at a million events, < 1 ms without). A
+    (project, kind, id) one (60–95 ms at a million events, < 1 ms without). A
     list of these costs two queries whatever its length (one when it is empty)."""
     return (
         Event.objects.select_related("task")
@@ -64,7 +64,7 @@ def events_since(after_id: int, project: str | None = None, limit: int = 100) ->
 
     Written as SQL once: agents poll it, and the queryset (the task joined, the projects
     read after) spent longer compiling and building three kinds of instances than SQLite
-    spent reading (issue 33); tests/test_rows.py holds it equal to log_rows()."""
+    spent reading; tests/test_rows.py holds it equal to log_rows()."""
     params: list[Any] = [max(int(after_id), 0)]
     if project:
         params.append(get_project(project).id)
@@ -91,7 +91,7 @@ def events_since(after_id: int, project: str | None = None, limit: int = 100) ->
 
 @dataclass(frozen=True)
 class LogSize:
-    """How long the event log is: Settings → Storage (issue 33)."""
+    """How long the event log is: Settings → Storage."""
 
     count: int
     first_at: datetime | None  # the oldest event's time

@@ -62,7 +62,7 @@ def not_archived(prefix: str = "") -> Q:
     cfg = settings.RELAYBAY
     cutoff = timezone.now() - timedelta(days=cfg.done_window_days)
     # Stages named, not "not done": SQLite then reads the shown tasks from the (stage,
-    # closed_at) index, not by scanning every task a year has left behind (issue 33).
+    # closed_at) index, not by scanning every task a year has left behind.
     q = Q(**{f"{prefix}stage__in": OPEN_STAGES}) | Q(
         **{f"{prefix}stage": "done", f"{prefix}closed_at__gte": cutoff}
     )
@@ -126,7 +126,7 @@ def waiting_on_you(limit: int | None = None) -> InboxGroup:
 
 
 def waiting_on_you_count() -> int:
-    """len(waiting_on_you().rows) from one GROUP BY (the badge on every page, issue 18)."""
+    """len(waiting_on_you().rows) from one GROUP BY (the badge on every page)."""
     return _owner_values()[1]
 
 
@@ -227,7 +227,7 @@ _OWN_GROUPS = (
 @extensions.plug_in_once
 def register() -> None:
     """Register the tasks app's own groups (called from TasksConfig.ready()); each builds
-    only the rows the page shows (issue 33)."""
+    only the rows the page shows."""
     for order, fn, count, group_id in _OWN_GROUPS:
         extensions.register_inbox_group(order, fn, count, limited=group_id)
 
@@ -315,7 +315,7 @@ class Inbox:
 
 
 def inbox(state: InboxState | None = None) -> Inbox:
-    """Every group with rows, each built only as far as the page shows it (issue 33)."""
+    """Every group with rows, each built only as far as the page shows it."""
     global _badge
     register()
     state = state or InboxState()
@@ -362,7 +362,7 @@ def _stamp() -> tuple[int, float]:
 
 
 def inbox_total() -> int:
-    """The sidebar badge: Inbox().total, counted without building the rows (issue 18), and
+    """The sidebar badge: Inbox().total, counted without building the rows, and
     not counted again while no event was added (see BADGE_TTL)."""
     global _badge
     newest, now = _stamp()

@@ -154,7 +154,7 @@ def decision_list(
     """decision_list: the project's decisions, newest first, each with its task's key ("" for
     a project decision); current ones unless asked; `query` keeps those whose text or source
     text holds every word (case-insensitive). The key alone is read of the task: a whole task
-    row per decision was a third of the call at a year (issue 33)."""
+    row per decision was a third of the call at a year of data."""
     found = get_project(project)
     rows = (
         Decision.objects.filter(project=found)

@@ -61,7 +61,7 @@ def linked_tasks(
     """The tasks another app's rows link to, by id, each with its project cached:
     `Task.objects.select_related("project").filter(<link>__<field>=value,
     <link>__<unset>__isnull=True).order_by("id")` for a `link` model with a `task` foreign
-    key, its SQL written once per shape (issue 18). For the hot reads of apps tasks cannot
+    key, its SQL written once per shape. For the hot reads of apps tasks cannot
     import: sessions' bound tasks, read on every hook (tests/test_rows.py holds it equal)."""
     return fetch_related(sql.linked_tasks(link, field, unset), [value], _TASK, _PROJECT, "project")
 
@@ -79,7 +79,7 @@ def is_next_step_stale(task: Task) -> bool:
 class TaskLine(NamedTuple):
     """One task of a list (project_snapshot, task_list) as the plain values of its row: no
     Task is built for a line, since building and converting them was most of a busy
-    project's list (issue 33: 193 lines of a 2,000-task project)."""
+    project's list (193 lines of a 2,000-task project)."""
 
     id: int
     key: str
@@ -100,7 +100,7 @@ class TaskLine(NamedTuple):
 def task_lines(rows: list[tuple[Any, ...]]) -> list[TaskLine]:
     """Rows of `sql.TaskLineRow` as lines in number order, with the extensions'
     suffixes read once for the list. The order is put here: asking SQLite for it made it walk
-    every task of the project by number instead of the few of the asked stages (issue 33)."""
+    every task of the project by number instead of the few of the asked stages."""
     lines = [
         TaskLine(*row[1:8], bool(row[8]), row[9], row[10], bool(row[11]), row[12], row[13])
         for row in sorted(rows, key=itemgetter(0))
@@ -182,7 +182,7 @@ class TaskDetail:
 def task_detail(key: str) -> TaskDetail:
     """task_get: the task, latest reports, decisions, tracker history and recent events."""
     task = get_task(key)
-    # Each section one list read with SQL written once (issue 18: compiling the querysets cost
+    # Each section one list read with SQL written once (compiling the querysets cost
     # more than running them; tests/test_rows.py holds them equal).
     reports = rows_where(Report, "task", task.pk, "-id", RECENT_REPORTS)
     reports.reverse()

@@ -292,7 +292,7 @@ class TaskChange:
         fields = self.updated_fields()
         if fields or self.confirmed:
             payload = {"fields": fields}
-            if "waiting_on" in fields:  # whom the task waits on, from now (issue 31's time)
+            if "waiting_on" in fields:  # whom the task waits on, from now (effort's waiting time)
                 payload["waiting_on"] = task.waiting_on
             if self.confirmed:
                 payload["confirmed"] = ["next_step"]
