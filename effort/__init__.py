@@ -1,4 +1,4 @@
-"""Effort (issue 31): where the hours, the tokens and the money of each task went.
+"""Effort: where the hours, the tokens and the money of each task went.
 
 transcripts.py reads the agents' transcript lines into counts, paths.py says which files
 may be read at all, reader.py reads one bounded step of a file, intervals.py replays a

@@ -1,4 +1,4 @@
-"""The geometry of the Effort charts (issue 31): numbers in, shapes out. Pure.
+"""The geometry of the Effort charts: numbers in, shapes out. Pure.
 
 The charts are inline SVG the server draws (no chart library, no script: the CSP stays).
 Horizontal positions are percentages of the chart's width and vertical ones are pixels, with

@@ -1,4 +1,4 @@
-"""The Effort page's rows as CSV for spreadsheets (issue 31): plain numbers, ISO times.
+"""The Effort page's rows as CSV for spreadsheets: plain numbers, ISO times.
 
 Seconds and tokens are integers, the cost a decimal number of dollars (empty when a model
 has no price: never a guess; `unpriced_models` names them), times ISO 8601 in UTC. A cell

@@ -1,4 +1,4 @@
-"""What a task's effort comes to, as the board and MCP show it (issue 31). Reads only.
+"""What a task's effort comes to, as the board and MCP show it. Reads only.
 
 Time comes from TaskEffort (replayed by effort.services_refresh where stale, then
 grown to now); tokens from TokenUsage, priced at read time with the `prices` setting, so

@@ -1,4 +1,4 @@
-"""A task's time, from its own events (issue 31). Pure: events in, figures out.
+"""A task's time, from its own events. Pure: events in, figures out.
 
 A `Tally` goes through the task's events in order. Between two events nothing changes, so
 each gap is added to the stage the task was in, to the agent time once per bound session

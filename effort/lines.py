@@ -1,9 +1,9 @@
-"""The Effort page's tasks as plain values (issue 31): one Line per task of the filters, with
+"""The Effort page's tasks as plain values: one Line per task of the filters, with
 what sorting, the totals and the charts need. A Row, with its Effort, words and links, is made
 for the rows shown only (page.py): at 90 days or all time every task of the project is a
 line, and ~30 µs of objects per task was most of the page.
 
-Two queries however many tasks (three when some predate issue 31): the tasks of the filters
+Two queries however many tasks (three when some have no time tally yet): the tasks of the filters
 with their time tallies, and their tokens (project.project_usage).
 """
 

@@ -1,4 +1,4 @@
-"""What effort keeps (issue 31): counts and sums read from the agents' transcripts, and
+"""What effort keeps: counts and sums read from the agents' transcripts, and
 each task's time figures.
 
 Fields, constraints and Meta only: every write goes through effort.services. The tables keep

@@ -1,4 +1,4 @@
-"""The Effort page of a project (issue 31): one row per task, sorted and filtered, totals,
+"""The Effort page of a project: one row per task, sorted and filtered, totals,
 two charts, and the same tasks' Lines for the CSV export (export.py). Reads only.
 
 Four queries however many tasks, each SQL written once: the tasks with their time figures
@@ -7,7 +7,7 @@ the drawn ones (project.project_per_day). A time range limits the tokens and the
 days and the rows to the tasks changed, worked on or with tokens counted in them; the time
 figures are always each task's whole life (they are not kept per day). The table shows the
 first SHOWN rows of the sort ("Show more" raises it, up to SHOWN_MAX: a page stays within
-300 KiB, issue 33); the totals, the charts and the CSV count every row, and only the rows
+300 KiB); the totals, the charts and the CSV count every row, and only the rows
 shown are made into Rows.
 """
 

@@ -1,4 +1,4 @@
-"""The Effort page's two charts (issue 31): cost per day stacked by task, and time per stage
+"""The Effort page's two charts: cost per day stacked by task, and time per stage
 across the tasks, as values for the server-drawn SVG (effort/charts.py). Reads only:
 one query for the cost per day, whatever the number of tasks.
 """

@@ -1,4 +1,4 @@
-"""The task dialog's and task page's "Effort" section (issue 31): what the task's time,
+"""The task dialog's and task page's "Effort" section: what the task's time,
 tokens and money came to, ready for templates/effort/partials/effort_panel.html.
 
 Registered in effort.apps.ready() through tasks.extensions.register_task_panel. The

@@ -1,4 +1,4 @@
-"""A whole project's effort at once (the Effort page, issue 31): the figures of
+"""A whole project's effort at once (the Effort page): the figures of
 figures.efforts, read by project with SQL written once, so neither the statements nor their
 count grow with the tasks. Reads only.
 

@@ -1,4 +1,4 @@
-"""One bounded step of reading a transcript (issue 31): on from where the last step ended.
+"""One bounded step of reading a transcript: on from where the last step ended.
 
 A step reads at most `limit` bytes (1 MB) of complete lines; a half-written last line is
 left for the next step. A file that shrank, or another file under the name (device and

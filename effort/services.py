@@ -1,4 +1,4 @@
-"""Effort writes (issue 31): a transcript step counted, a task's time figures replayed.
+"""Effort writes: a transcript step counted, a task's time figures replayed.
 
 `transcript_read` reads one bounded step of a session's transcript and, in one
 transaction, counts its new responses on the tasks bound to the session at each

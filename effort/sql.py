@@ -1,7 +1,7 @@
 """Every statement the effort figures write by hand, in one ledger (docs/architecture.md §6).
 
 The page's lines, the project's tokens and the snapshot's total read thousands of rows: the
-querysets' compiling and converters cost more than SQLite's run of them (issue 33). Each
+querysets' compiling and converters cost more than SQLite's run of them. Each
 names what its rows hold and the test that holds it to the ORM's figures. Names come from
 the models' metadata and values are parameters (hence the S608 waivers).
 """
@@ -67,7 +67,7 @@ class TimeTotal(NamedTuple):
 # The project's task count, its time rows, their agent seconds and the working rows' time
 # since their last event (julianday of the stored UTC text; never negative). The time rows
 # are one stretch of the index of the project and those three columns: through the tasks
-# and each row with its kilobyte of state, they cost 2 ms at 2,000 tasks (issue 33).
+# and each row with its kilobyte of state, they cost 2 ms at 2,000 tasks.
 TIME_TOTAL = Statement(
     f'SELECT (SELECT COUNT(*) FROM "{_TASK}" WHERE "project_id" = %s), '  # noqa: S608
     'COUNT(*), COALESCE(SUM(e."agent_seconds"), 0), '

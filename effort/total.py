@@ -1,7 +1,7 @@
-"""A project's effort in one line (project_snapshot, issue 31), summed by SQLite.
+"""A project's effort in one line (project_snapshot), summed by SQLite.
 
 The page needs each task's figures; the snapshot only their sums. Reading every task's
-TaskEffort row to add them in Python cost ~85 ms at 2,000 tasks (issue 33: most of it the
+TaskEffort row to add them in Python cost ~85 ms at 2,000 tasks (most of it the
 JSON of each row's stage times, which a total never shows), so the sums are SQL written
 once (compiling the querysets cost more than running them): the agent seconds as of each
 row's last event plus, for the rows whose agents are working now, the time since

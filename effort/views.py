@@ -1,4 +1,4 @@
-"""The Effort page of a project (issue 31): `/p/<slug>/effort`, its live region and its CSV.
+"""The Effort page of a project: `/p/<slug>/effort`, its live region and its CSV.
 
 Reads only (effort/page.py). The region, the table with its totals and the
 charts, is the fragment static/relaybay/effort.js refetches on the project's time events and

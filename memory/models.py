@@ -91,7 +91,7 @@ class MemoryNote(models.Model):
     class Meta:
         ordering = ["-id"]
         # The notes of a project's page (its own, global and role ones), current or
-        # superseded, counted and listed newest first through these two (issue 33: without
+        # superseded, counted and listed newest first through these two (without
         # them each count read every note a year had written).
         indexes = [
             models.Index(fields=["project", "superseded_at"], name="memory_note_project_state"),

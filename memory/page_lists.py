@@ -1,4 +1,4 @@
-"""The live lists of Docs & rules (§8), bounded (issue 33): documents, decisions and memory
+"""The live lists of Docs & rules (§8), bounded: documents, decisions and memory
 notes, the superseded ones apart.
 
 A year of use leaves thousands of decisions and notes in a project; the page showed every

@@ -79,7 +79,7 @@ def ensure_table() -> None:
     when SQLite has it, else a plain table (§11: the service makes it at start, not a
     migration — `relaybay serve` calls rebuild_if_needed before it listens). After the first
     call this costs nothing on the write path. A table of an older layout is replaced: the
-    one before issue 33's (no prefix indexes, superseded rows among the current ones) moves
+    previous one (no prefix indexes, superseded rows among the current ones) moves
     over with its stems; one without the scope column is dropped and built again."""
     global _fts
     if _fts is not None:
@@ -256,7 +256,7 @@ def _rowid(row: tuple[Any, ...]) -> int:
     """One row per item: the kind in the high bits, the item's own id below, and a
     superseded item above every current one — so "current only" is a rowid range, which FTS5
     reads as such, where a `NOT state : "superseded"` term made bm25 walk that term's whole
-    doclist for its weight (issue 33)."""
+    doclist for its weight."""
     superseded = SUPERSEDED if row[3] == "superseded" else 0
     return superseded | (KINDS.index(row[0]) + 1) << 40 | int(row[6])
 

@@ -124,7 +124,7 @@ def hit_line(text: str, query: str) -> str:
 
     Each distinct word of the text is stemmed and compared once, as a bit per query word it
     matches, and a line holding every query word ends the walk (no later line can beat it):
-    a search's twenty hits spent more time here than in SQLite (issue 33)."""
+    a search's twenty hits spent more time here than in SQLite."""
     wanted = [(word, stem(word)) for _, word in _query_words(query)]
     every = len(wanted)
     matched: dict[str, int] = {}  # line word → the query words it matches, one bit each

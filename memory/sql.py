@@ -21,7 +21,7 @@ SHOWN = "kind, ref, project, state, title, body"  # what a hit shows
 # Prefix indexes for query words and stems of 2 to 8 letters: a prefix term ("deploy"*) is
 # one doclist instead of the merge of every word it begins, which bm25 walks again for each
 # term's weight — searches at 50,000 items took half the time, for ~1.3 KB more per item
-# (issue 33, bench/README.md). The clause also marks this layout (search.ensure_table).
+# (bench/README.md, "Memory search"). The clause also marks this layout (search.ensure_table).
 PREFIXES = "prefix='2 3 4 5 6 7 8'"
 
 
@@ -95,7 +95,7 @@ DROP_PREVIOUS = Statement(f"DROP TABLE {PREVIOUS}", row=None, twin=MOVE_TWIN)
 def indexed_count(fts: bool) -> str:
     """The index's row count. FTS5 keeps one small row per indexed item in its _docsize
     table: counting those is a millisecond at 75,000 items, where count(*) of the index read
-    its content (50–140 ms of every start, issue 33)."""
+    its content (50–140 ms of every start)."""
     counted = f"{TABLE}_docsize" if fts else TABLE
     return f"SELECT count(*) FROM {counted}"  # noqa: S608
 

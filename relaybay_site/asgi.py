@@ -57,7 +57,7 @@ async def _plain(send: Any, status: int, text: str, extra: list | None = None) -
 class _Healthz:
     """GET / HEAD /healthz answered on the event loop: Django's handler costs three hops to
     its sync thread per request (request_started, the view, request_finished), which made
-    the product's floor 8× a bare ASGI app under the same daphne (issue 18). The body is
+    the product's floor 8× a bare ASGI app under the same daphne. The body is
     the view's, encoded once, since nothing in it changes while the process runs."""
 
     path = "/healthz"
@@ -162,7 +162,7 @@ class RelaybayApp:
         """The MCP server and its ASGI app, built on first use. Importing the SDK and building
         every tool's schema is ~0.6 s of CPU, a third of a start: `serve` builds it in a
         thread once it listens (warm_up), so /healthz and the board never wait for it and
-        the first /mcp request rarely does (issue 33)."""
+        the first /mcp request rarely does."""
         with self._mcp_built:
             if self._mcp is None:
                 from core.mcp import transport_security

@@ -1,4 +1,4 @@
-"""The demo's effort (issue 31): a transcript per demo session that works on a task.
+"""The demo's effort: a transcript per demo session that works on a task.
 
 Each session bound to a task gets a Claude Code transcript in the demo's own folder
 (`<data folder>/demo-agents/claude/projects/…`) and one PostToolUse hook naming it, as

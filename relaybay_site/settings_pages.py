@@ -56,8 +56,8 @@ def notifications(request: HttpRequest) -> HttpResponse:
 
 @dataclass(frozen=True)
 class Storage:
-    """What the data folder's database holds and how fast the event log grows (issue 33:
-    the log is kept for ever — replay, Activity and the journal read it — so its growth is
+    """What the data folder's database holds and how fast the event log grows (the
+    log is kept for ever — replay, Activity and the journal read it — so its growth is
     shown, not hidden)."""
 
     folder: str

@@ -1,4 +1,4 @@
-"""The resume brief (issue 32): where a task stands, in one short block of text.
+"""The resume brief: where a task stands, in one short block of text.
 
 A session that starts again on its tasks (SessionStart with source resume, clear or compact)
 or newly binds a task (task_bind_session) would otherwise begin from nothing. `brief` is the

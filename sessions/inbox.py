@@ -1,5 +1,5 @@
-"""The Inbox groups of sessions: "Agents waiting for an answer" (issue 19 §2), "Sessions
-colliding" (issue 32) and "Unlinked hook sessions" (§2 Inbox, §4 linking step 4).
+"""The Inbox groups of sessions: "Agents waiting for an answer", "Sessions colliding" and
+"Unlinked hook sessions" (§2 Inbox, §4 linking step 4).
 
 A session waiting on a permission, a question, a plan approval or input is listed first,
 the longest wait first, with what it waits on and for how long; a row opens the bound
@@ -31,7 +31,7 @@ WAITING_SHOWN = 100  # the group lists at most this many waiting sessions
 
 def waiting_group(limit: int | None = None) -> InboxGroup | None:
     """The waiting sessions (at most WAITING_SHOWN); `limit` of them built and how many
-    there are, since the page shows its first rows only (issue 33)."""
+    there are, since the page shows its first rows only."""
     wanted = WAITING_SHOWN if limit is None else min(limit, WAITING_SHOWN)
     waiting = selectors.waiting_sessions(wanted)
     if not waiting:
@@ -55,7 +55,7 @@ def waiting_group(limit: int | None = None) -> InboxGroup | None:
 
 
 def colliding_group() -> InboxGroup | None:
-    """ "Sessions colliding" (issue 32): the last hour's pairs, both tasks, the paths."""
+    """ "Sessions colliding": the last hour's pairs, both tasks, the paths."""
     pairs = touched.recent_pairs()
     if not pairs:
         return None

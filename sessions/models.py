@@ -206,7 +206,7 @@ class SessionTodo(models.Model):
         return self.subject
 
 
-# --- sessions that know about each other (issue 32) ---------------------------------------
+# --- sessions that know about each other (collisions) ------------------------------------
 
 PATH_MAX = 1000
 

@@ -37,7 +37,7 @@ def bind_answer(result: BindResult) -> str:
     else:
         text = f"{key} is already bound to session {label(session)}; nothing changed."
     text = _with_notes(text, result.notes)
-    # A newly bound session starts from where the task stands (issue 32): the same brief a
+    # A newly bound session starts from where the task stands: the same brief a
     # resumed session's start gets.
     where = brief.brief([result.task]) if result.changed and brief.enabled() else ""
     return f"{text}\n\n{where}" if where else text

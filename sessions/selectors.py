@@ -109,7 +109,7 @@ def _task_ids(tasks: Sequence[LineTask]) -> str:
 def bound_session_names(tasks: Sequence[LineTask]) -> dict[int, str]:
     """{task id: the bound session's name}, one query of two columns: a task list's
     suffixes need the name only, and building each binding and session cost task_list a
-    third of its time at 160 open tasks (issue 33)."""
+    third of its time at 160 open tasks."""
     if not tasks:
         return {}
     return dict(fetch_all(sql.BOUND_SESSION_NAMES.text, [_task_ids(tasks)]))  # type: ignore[arg-type]
@@ -118,7 +118,7 @@ def bound_session_names(tasks: Sequence[LineTask]) -> dict[int, str]:
 def bound_session_facts(tasks: list[Task]) -> dict[int, tuple[int, str, bool, str | None, str]]:
     """{task id: (id, name, agent_exact, agent_session_id, hook_status) of the bound session}, one
     query: comments_list names each thread's recipient from these, and building 100 sessions
-    cost it a quarter of its time (issue 33)."""
+    cost it a quarter of its time."""
     if not tasks:
         return {}
     return {
@@ -129,7 +129,7 @@ def bound_session_facts(tasks: list[Task]) -> dict[int, tuple[int, str, bool, st
 
 # Both reads below run on every hook (the guard's step, comment delivery, linking): written
 # as SQL once (sessions/sql.py; the bound tasks by tasks.selectors.linked_tasks), because
-# building their querysets cost more than SQLite's run (issue 18).
+# building their querysets cost more than SQLite's run.
 
 
 def tasks_bound_to(session: Session) -> list[Task]:
@@ -208,7 +208,7 @@ def sessions_list(project: Project | None = None, limit: int = SESSIONS_SHOWN) -
     sessions = list(rows.order_by("-last_active", "-id")[:limit])
     refs: dict[int, list[TaskRef]] = {}
     if sessions:
-        # Three plain values a binding, not a binding, task and project each (issue 33).
+        # Three plain values a binding, not a binding, task and project each.
         current = (
             TaskBinding.objects.filter(
                 unbound_at__isnull=True, session_id__in=[s.id for s in sessions]

@@ -1,10 +1,10 @@
 """Every statement the sessions app writes by hand, in one ledger (docs/architecture.md §6).
 
 The session lookups of every agent write and hook, task_get's session section and the
-lists' bound sessions: compiling their querysets cost more than SQLite's run of them
-(issues 18, 33). Each names what its rows hold and the test that holds it equal to the
-queryset it replaced. The effort's statements are effort/sql.py. Names come from
-the models' metadata and values are parameters (hence the S608 waivers).
+lists' bound sessions: compiling their querysets cost more than SQLite's run of them.
+Each names what its rows hold and the test that holds it equal to the queryset it replaced.
+The effort's statements are effort/sql.py. Names come from the models' metadata and values
+are parameters (hence the S608 waivers).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def binding_history(limit: int | None) -> str:
 
 
 # The current bindings of a list of tasks with their sessions' columns: the task ids go in as
-# one JSON array, so the text is the same whatever their number (issue 33: compiling an IN of
+# one JSON array, so the text is the same whatever their number (compiling an IN of
 # 160 ids cost task_list more than running it).
 _BOUND = (
     f'SELECT b."task_id", {{}} FROM "{TaskBinding._meta.db_table}" b '  # noqa: S608

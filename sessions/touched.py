@@ -1,4 +1,4 @@
-"""Reads of the paths live sessions touch (issue 32): the files a task's sessions changed
+"""Reads of the paths live sessions touch: the files a task's sessions changed
 lately (the resume brief) and the collisions the Inbox and the Session panel show."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""docs/effort.md: what relaybay counts of each task's effort, from where, and what it keeps
-(issue 31) — its tables (the shipped prices, the events that move the time, the files that
-may be read) rendered from the code that uses them, each agent's part from its transcript
-reader as effort.readers holds it (agents/<agent>/transcripts.py, prices.py)."""
+"""docs/effort.md: what relaybay counts of each task's effort, from where, and what it keeps:
+its tables (the shipped prices, the events that move the time, the files that may be read)
+rendered from the code that uses them, each agent's part from its transcript reader as
+effort.readers holds it (agents/<agent>/transcripts.py, prices.py)."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ class HookCall:
     @cached_property
     def bound_tasks(self) -> list[Task]:
         """The tasks bound to the session now, read once per event: the guard, the owner
-        comments and the plan reminder each need them, on every tool call (issue 18)."""
+        comments and the plan reminder each need them, on every tool call."""
         if self.session is None:
             return []
         return tasks_bound_to(self.session)

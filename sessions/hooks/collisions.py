@@ -1,4 +1,4 @@
-"""Collision warnings (issue 32): sessions that change the same files hear of each other.
+"""Collision warnings: sessions that change the same files hear of each other.
 
 On a PreToolUse that is about to change files (touches.py says which), the paths inside the
 session's repository are kept (sessions.services.collisions). When another live session of

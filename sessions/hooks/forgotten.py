@@ -1,4 +1,4 @@
-"""Forgotten sessions (issue 19 §4): sessions working with no task, and sessions nobody
+"""Forgotten sessions: sessions working with no task, and sessions nobody
 ended that have been idle for a day.
 
 - working for more than `forgotten_unbound_minutes` (default 10) with no bound task: the
@@ -73,7 +73,7 @@ def forgotten_sessions(now: datetime | None = None) -> list[Forgotten]:
 
 def forgotten_group(limit: int | None = None) -> InboxGroup | None:
     """The group with `limit` of its rows built (None: all) and how many there are: the
-    page shows its first rows only (issue 33)."""
+    page shows its first rows only."""
     forgotten = forgotten_sessions()
     if not forgotten:
         return None

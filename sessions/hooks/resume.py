@@ -1,4 +1,4 @@
-"""The resume brief in a SessionStart answer (issue 32; docs/signals.md "Resume brief").
+"""The resume brief in a SessionStart answer (docs/signals.md "Resume brief").
 
 A session bound to open tasks that starts again — source `resume`, `clear` or `compact`
 (Claude Code sends resume and clear, Codex resume and compact) — gets, after the hook

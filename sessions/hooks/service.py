@@ -239,7 +239,7 @@ def _write_status(
 ) -> list[Event]:
     status, activity = STATUS[event.kind](event)
     changed = at_once or status != before or session.hook_status != status
-    # A transcript named anew is written at once: the effort reader goes by it (issue 31).
+    # A transcript named anew is written at once: the effort reader goes by it.
     renamed = bool(event.transcript_path) and event.transcript_path != session.transcript_path
     changed = changed or renamed
     if not changed and status == WORKING and not window.activity_clock.due(session.pk):

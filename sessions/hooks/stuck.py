@@ -1,4 +1,4 @@
-"""Possibly stuck (issue 19 §3): a session that repeats itself, or works long without
+"""Possibly stuck: a session that repeats itself, or works long without
 telling relaybay anything.
 
 Two reasons, each shown in the Inbox group "Possibly stuck" with the time it began:
@@ -160,7 +160,7 @@ def _stuck_repeats() -> dict[int, Repeat]:
 
 
 # What a stuck row shows and judges: not every column of four models for each working
-# binding (issue 33); anything else a caller reads of the task loads on access.
+# binding; anything else a caller reads of the task loads on access.
 _STUCK_COLUMNS = (
     "task_id",
     "session_id",
@@ -227,7 +227,7 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
 
 def stuck_group(limit: int | None = None) -> InboxGroup | None:
     """The group with `limit` of its rows built (None: all) and how many there are: the
-    page shows its first rows only (issue 33)."""
+    page shows its first rows only."""
     stuck = stuck_sessions()
     if not stuck:
         return None

@@ -1,4 +1,4 @@
-"""The signals that become true with time alone (issue 19 §3, §4), pushed when they do.
+"""The signals that become true with time alone (possibly stuck, forgotten), pushed when they do.
 
 A session that works 45 minutes without a relaybay write, or that is forgotten (working
 with no task, idle for a day), crosses its threshold without any event of its own, so the

@@ -1,4 +1,5 @@
-"""Which files a tool call is about to change (issue 32): paths only, never contents.
+"""Which files a tool call is about to change (for the collision warnings): paths only,
+never contents.
 
 From the neutral tool call of a PreToolUse: the files an edit tool changes (each agent's
 tool table names them: agents/<agent>/tools.py), and the obvious writes of a shell

@@ -1,4 +1,4 @@
-"""The turn-end status check (issue 19 §1): a turn that worked in a task and wrote nothing
+"""The turn-end status check: a turn that worked in a task and wrote nothing
 about it to relaybay gets a reminder, or its Stop blocked once.
 
 The agent did the work and the card still says "plan": relaybay sees every POST_TOOL, so

@@ -1,4 +1,4 @@
-"""Agents waiting for an answer (issue 19 §2): what a session waits on, as one short line.
+"""Agents waiting for an answer: what a session waits on, as one short line.
 
 A session becomes "waiting" at once when the agent asks for permission (a NOTICE of kind
 permission: the pending call is the session's last PRE_TOOL; Claude Code's Notification

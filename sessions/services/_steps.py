@@ -83,7 +83,7 @@ SEEN_GRAIN_SECONDS = 15
 
 
 # One statement on every agent write, so written as SQL once (sessions/sql.py; the ORM
-# spent longer building it than SQLite running it, issue 18).
+# spent longer building it than SQLite running it).
 def _named(name: str) -> Session | None:
     row = fetch_one(sql.SESSION_BY_NAME.text, [name, name])
     return None if row is None else SESSION_COLUMNS.build(row)

@@ -183,7 +183,7 @@ def _rebind(
             task=task,
             actor=actor,
             payload={"session": target.name, "previous": previous.name if previous else None}
-            # the session's hook status: where the task's agent time starts (issue 31)
+            # the session's hook status: where the task's agent time starts (effort/intervals.py)
             | ({"status": target.hook_status} if target.hook_status else {}),
         )
     )

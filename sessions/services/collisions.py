@@ -1,4 +1,4 @@
-"""Writes of the collision warnings (issue 32): the paths live sessions touch, the
+"""Writes of the collision warnings: the paths live sessions touch, the
 collisions found between them, and telling the other session. Steps that run inside the
 hook's own transaction (sessions/hooks/collisions.py decides; this module writes)."""
 

@@ -1,4 +1,4 @@
-"""The owner dismisses a forgotten session (issue 19 §4): it is marked ended.
+"""The owner dismisses a forgotten session: it is marked ended.
 
 A session idle for a day, or working with no task, that the owner knows about leaves the
 Inbox's "Forgotten sessions". Nothing is deleted: its status becomes ended with the

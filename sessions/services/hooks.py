@@ -226,7 +226,7 @@ def activity_flush(session_id: int, *, activity: str, at: datetime, cwd: str) ->
 
 
 def record_stuck(session: Session, tasks: Sequence[Task], reason: str, *, actor: str) -> None:
-    """session.stuck for each open task of a session that repeats one call (issue 19 §3),
+    """session.stuck for each open task of a session that repeats one call,
     inside the hook's transaction."""
     for task in tasks:
         _stuck_event(task, session.name, reason, actor=actor)

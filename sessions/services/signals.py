@@ -1,6 +1,6 @@
-"""session.stuck and session.forgotten for the signals that became true with time alone
-(issue 19 §3, §4): the minute's sweep (sessions/hooks/sweep.py) finds them, this writes
-their events in one transaction."""
+"""session.stuck and session.forgotten for the signals that became true with time alone:
+the minute's sweep (sessions/hooks/sweep.py) finds them, this writes their events in one
+transaction."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Every item is an `Item(ok, name, detail, fix)`; both commands print them as `[ok]` /
 `[FAIL]` lines or as a JSON list of {ok, name, detail, fix}. A failed item cannot be made
 without its fix — the command (or the one step) that repairs it, which ends its line — so
-no check can leave a user with a failure and no way out (issue 13 §5). Nothing here
+no check can leave a user with a failure and no way out. Nothing here
 writes a file or creates the token: the caller passes the token it has (or None). HTTP
 goes through http.client directly, so a system proxy never gets in the way of a loopback
 check.

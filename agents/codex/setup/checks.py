@@ -1,5 +1,5 @@
 """The Codex items of `relaybay setup --agent codex --check`, `relaybay doctor` and
-Settings → Integrations (issue 30 item 4).
+Settings → Integrations.
 
 The same Item as Claude Code's (checks.py): every failure carries the command or the one
 step that fixes it. Codex is checked beside Claude Code, not instead, once the owner

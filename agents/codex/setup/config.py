@@ -1,4 +1,4 @@
-"""Codex CLI beside Claude Code: relaybay's hooks in Codex's config.toml (issue 30).
+"""Codex CLI beside Claude Code: relaybay's hooks in Codex's config.toml.
 
 Codex reads hooks from `$CODEX_HOME/config.toml` (`~/.codex` by default) as
 `[[hooks.<Event>]]` groups of command handlers, and runs a user hook only when a
@@ -33,7 +33,7 @@ CODEX_HOOK_PATH = "/hooks/codex"
 CODEX_AGENT = "codex"  # Session.agent of a session Codex's hooks report
 CONFIG_NAME = "config.toml"
 MCP_NAME = "relaybay"
-# One group per event, each with one command handler (issue 30 item 4).
+# One group per event, each with one command handler.
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",

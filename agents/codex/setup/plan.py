@@ -1,4 +1,4 @@
-"""relaybay's block in Codex's config.toml: the plan, its diff and hash (issue 30 item 4).
+"""relaybay's block in Codex's config.toml: the plan, its diff and hash.
 
 No TOML writer is at hand, and the file is the user's, comments and all: relaybay's part is
 one marked block of text (its `[[hooks.<Event>]]` groups and the `[hooks.state."…"]` tables

@@ -3,7 +3,7 @@
 What requests need is done before daphne listens (the lock, the port, migrations when some
 are pending, the start-up sweeps, the search index's check); what they need not wait for —
 the MCP server's build and Django's system checks — runs in a thread once it listens, so
-/healthz answers within 1.5 s of the start even at a year of data (issue 33).
+/healthz answers within 1.5 s of the start even at a year of data.
 """
 
 from __future__ import annotations
@@ -229,8 +229,8 @@ class Command(RelaybayCommand):
             shutil.rmtree(backup, ignore_errors=True)
 
     def _after_listening(self, application: Any, *, checks: bool) -> None:
-        """What a request need not wait for, in a thread once daphne listens (issue 33:
-        /healthz within 1.5 s of the start): the MCP server's build (~0.6 s of CPU: the SDK's
+        """What a request need not wait for, in a thread once daphne listens, so /healthz
+        answers within 1.5 s of the start: the MCP server's build (~0.6 s of CPU: the SDK's
         import and every tool's schema; an /mcp request that comes first builds it itself)
         and Django's system checks, which read the code, not the data — a failing one is
         logged with what it says, as it used to stop the start."""
