@@ -5,7 +5,7 @@
 // and, when it belongs to the page's project (body[data-project]), as `rbp-<kind>` and
 // `rbp-event`. Fragments listen with hx-trigger="rbp-task-updated from:body".
 // URLs come from <body>'s data-*-url attributes, which base.html fills with {% url %}:
-// no internal path is written here (issue 13 §3).
+// no internal path is written here.
 (function () {
   "use strict";
 

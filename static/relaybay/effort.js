@@ -1,4 +1,4 @@
-// The Effort page of a project (issue 31): its region (the table, totals and charts)
+// The Effort page of a project: its region (the table, totals and charts)
 // refetches on this project's time events and token notices — the live table's "effort"
 // kinds (tasks/live_refresh.py) — at most once every 3 s. Loaded by
 // templates/effort/effort.html after htmx and app.js.

@@ -74,7 +74,7 @@
     return note;
   }
 
-  // URL templates from <body>, filled by base.html with {% url %} (issue 13 §3).
+  // URL templates from <body>, filled by base.html with {% url %}.
   function urlFor(name, values) {
     var url = body.getAttribute("data-" + name + "-url") || "";
     Object.keys(values).forEach(function (param) {
