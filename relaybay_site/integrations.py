@@ -1,5 +1,5 @@
 """Settings → Integrations: Claude Code and Codex on this machine, from the board (§5
-#spec-setup, issue 30).
+#spec-setup).
 
 The page shows what `relaybay setup` shows — detection, the plan for the chosen hook type,
 its diff, notes and hash — plus the check results and the unlinked hook sessions. Apply

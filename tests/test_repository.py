@@ -107,3 +107,41 @@ def test_every_package_ships_in_the_wheel_and_is_compiled_by_make() -> None:
     make = re.search(r"^PACKAGES := (.+)$", (ROOT / "Makefile").read_text(), re.M)
     assert make is not None
     assert set(make.group(1).split()) == packages
+
+
+# "issue 31" in a comment tells a new reader nothing: the code says the behaviour or the
+# reason instead (the issues' history lives in docs/, bench/ and git log). Spelled in pieces
+# so this file does not match itself; tests, bench, docs and migrations are exempt.
+ISSUE_CITATION = re.compile(r"\b[Ii]ssue" + r"s? #?\d+")
+PRODUCT_SUFFIXES = {".py", ".html", ".js", ".css"}
+HISTORY_DIRS = {"tests", "bench", "docs"}
+
+
+def _product_files() -> list[Path]:
+    found = []
+    for path in _repository_files():
+        parts = path.relative_to(ROOT).parts
+        history = parts[0] in HISTORY_DIRS or "migrations" in parts
+        if path.suffix in PRODUCT_SUFFIXES and not history:
+            found.append(path)
+    return found
+
+
+def test_product_code_says_the_behaviour_not_the_issue_number() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}"
+        for path in _product_files()
+        for number, line in enumerate(_text(path).splitlines(), 1)
+        if ISSUE_CITATION.search(line)
+    ]
+    assert found == [], "say what the issue was about instead of its number:\n" + "\n".join(found)
+
+
+def test_the_issue_citation_check_sees_every_spelling() -> None:
+    cited = ("(issue 31)", "issue 33: 5.0x", "Issue 18's table", "(issues 18, 33)", "issue #7")
+    assert all(ISSUE_CITATION.search(text) for text in cited)
+    assert not ISSUE_CITATION.search("tissue 3 and the issues of the day")
+    files = {str(p.relative_to(ROOT)) for p in _product_files()}
+    assert {"core/config.py", "templates/base.html", "static/relaybay/app.js"} <= files
+    assert not any(f.startswith(("tests/", "bench/", "docs/")) for f in files)
+    assert not any("/migrations/" in f for f in files)

@@ -1,4 +1,4 @@
-"""The Codex CLI adapter of the hook room (issue 30): its hook input in, its output out.
+"""The Codex CLI adapter of the hook room: its hook input in, its output out.
 
 The only code that knows Codex 0.169.0's hooks (tests/fixtures/codex-0.169.0/): its events
 (SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop,

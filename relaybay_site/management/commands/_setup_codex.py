@@ -1,5 +1,4 @@
-"""`relaybay setup --agent codex`: relaybay's hooks and their trust in Codex's config.toml
-(issue 30 item 4).
+"""`relaybay setup --agent codex`: relaybay's hooks and their trust in Codex's config.toml.
 
 The same steps as Claude Code's setup — detection, the diff and its plan hash, `--apply
 --expect` with a backup, `--remove`, `--check` — over agents.codex.setup.plan. The

@@ -1,5 +1,5 @@
 """`relaybay setup`: connect Claude Code (or, with --agent codex, Codex) on this machine
-(§5 #spec-setup, issue 30).
+(§5 #spec-setup).
 
 Dry run by default: detection, the exact diff of ~/.claude/settings.json (Codex:
 $CODEX_HOME/config.toml) and its plan hash. `--apply` / `--remove` back the file up and
