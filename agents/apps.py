@@ -17,10 +17,10 @@ class AgentsConfig(AppConfig):
     name = "agents"
 
     def ready(self) -> None:
-        from agents.registry import AGENTS
+        from agents.registry import specs
         from sessions.hooks import registry
 
-        for spec in AGENTS:
+        for spec in specs():
             registry.register(spec)
             register_reader(spec.parse.__module__)
         for path in filter(None, os.environ.get(EXTRA_AGENTS, "").split(",")):

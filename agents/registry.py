@@ -1,11 +1,30 @@
-"""The one list of agent CLIs (docs/architecture.md "An agent is a package"): one line each.
-agents/apps.py registers every one with the hook room (sessions/hooks/registry.py) when
-Django starts; the roof's setup, doctor, Integrations and docs read the same list."""
+"""The one list of agent CLIs (docs/architecture.md "An agent is a package"): one line each,
+the package's import path. What each package provides is found by its place in it:
+`hooks.SPEC` (its hook adapter, registered with the hook room by agents/apps.py when Django
+starts), `setup.doctor.DOCTOR` (its items in `relaybay doctor`, which must load without
+Django: the doctor also runs when the settings are broken), and `transcripts.READER` when
+it has transcripts (agents/apps.py)."""
 
 from __future__ import annotations
 
-from agents.claude_code.hooks import SPEC as CLAUDE_CODE
-from agents.codex.hooks import SPEC as CODEX
-from sessions.hooks.registry import AgentSpec
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-AGENTS: tuple[AgentSpec, ...] = (CLAUDE_CODE, CODEX)
+if TYPE_CHECKING:
+    from agents.setup.doctor import Doctor
+    from sessions.hooks.registry import AgentSpec
+
+PACKAGES: tuple[str, ...] = (
+    "agents.claude_code",
+    "agents.codex",
+)
+
+
+def specs() -> tuple[AgentSpec, ...]:
+    """Every agent's hook SPEC, in the list's order (needs Django's apps loaded)."""
+    return tuple(import_module(f"{package}.hooks").SPEC for package in PACKAGES)
+
+
+def doctors() -> tuple[Doctor, ...]:
+    """Every agent's doctor, in the list's order (loads without Django)."""
+    return tuple(import_module(f"{package}.setup.doctor").DOCTOR for package in PACKAGES)

@@ -4,10 +4,15 @@ becomes, and each agent's capabilities as flags — so the page changes when a p
 
 from __future__ import annotations
 
-from agents.registry import AGENTS
+from agents.registry import specs
 from relaybay_site.docgen.common import GENERATED, cell
 from sessions.hooks import event as ev
 from sessions.hooks.registry import AgentSpec, Capabilities
+
+
+def _agents() -> tuple[AgentSpec, ...]:
+    return specs()
+
 
 # What relaybay does with each neutral kind (the pipeline, sessions/hooks/service.py).
 DOES = {
@@ -24,17 +29,17 @@ DOES = {
 
 
 def _events() -> list[str]:
-    names = sorted({name for a in AGENTS for name in _kinds(a)}, key=lambda n: (_order(n), n))
+    names = sorted({name for a in _agents() for name in _kinds(a)}, key=lambda n: (_order(n), n))
     rows = []
     for name in names:
         cells = []
-        for agent in AGENTS:
+        for agent in _agents():
             kind = _kinds(agent).get(name)
             cells.append(f"`{kind}`" if kind else "—")
-        kinds = {_kinds(agent).get(name) for agent in AGENTS} - {None}
+        kinds = {_kinds(agent).get(name) for agent in _agents()} - {None}
         does = "; ".join(DOES[k] for k in sorted(kinds, key=ev.KINDS.index))
         rows.append(f"| {name} | {' | '.join(cells)} | {cell(does)} |")
-    titles = " | ".join(a.title for a in AGENTS)
+    titles = " | ".join(a.title for a in _agents())
     return [
         "## Hook events",
         "",
@@ -43,7 +48,7 @@ def _events() -> list[str]:
         "changes nothing.",
         "",
         f"| Event | {titles} | relaybay does |",
-        "| --- | " + " | ".join("---" for _ in AGENTS) + " | --- |",
+        "| --- | " + " | ".join("---" for _ in _agents()) + " | --- |",
         *rows,
         "",
     ]
@@ -71,7 +76,7 @@ def _read_only_events(agent: AgentSpec) -> dict[str, str]:
 
 
 def _order(name: str) -> int:
-    kinds = [_kinds(a).get(name) for a in AGENTS if _kinds(a).get(name)]
+    kinds = [_kinds(a).get(name) for a in _agents() if _kinds(a).get(name)]
     return ev.KINDS.index(kinds[0]) if kinds else len(ev.KINDS)
 
 
@@ -120,13 +125,13 @@ def _facts() -> list[str]:
         Capabilities.__dataclass_fields__
     ), "every capability flag has its row (FLAGS)"
     rows = [
-        "| Hook route | " + " | ".join(f"`POST {a.path}`" for a in AGENTS) + " |",
+        "| Hook route | " + " | ".join(f"`POST {a.path}`" for a in _agents()) + " |",
         *(
-            f"| {label} | " + " | ".join(cell(_flag(a, key, yes, no)) for a in AGENTS) + " |"
+            f"| {label} | " + " | ".join(cell(_flag(a, key, yes, no)) for a in _agents()) + " |"
             for key, label, yes, no in FLAGS
         ),
     ]
-    head = " | ".join(a.title for a in AGENTS)
+    head = " | ".join(a.title for a in _agents())
     return [
         "## Side by side",
         "",
@@ -134,7 +139,7 @@ def _facts() -> list[str]:
         "`CAPABILITIES`) that relaybay's hook steps read.",
         "",
         f"| | {head} |",
-        "| --- | " + " | ".join("---" for _ in AGENTS) + " |",
+        "| --- | " + " | ".join("---" for _ in _agents()) + " |",
         *rows,
         "",
     ]

@@ -22,29 +22,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.claude_code.setup import checks, detect
+from agents.claude_code.setup import checks
 from agents.claude_code.setup.checks import Item
-from agents.codex.setup import checks as codex_checks
-from agents.codex.setup import config as codex
+from agents.registry import doctors
 from core import tokens
 from relaybay import get_version
 from relaybay_site.management.commands._flags import RelaybayCommand
 
 MIN_PYTHON = (3, 12)
 FIX_SETTING = "correct that setting in config.toml, the environment or the flags"
-MIN_CLAUDE_VERSION = (2, 0, 0)
 REINSTALL = (  # relaybay is not on the package index yet: from a checkout or a built wheel
     "pipx install --force --python python3.12 . (in your relaybay checkout, or a built "
     "dist/relaybay-*.whl instead of .)"
 )
-CONNECT_CLAUDE = "relaybay setup --apply"  # without the settings, so without their flags
 
 
 class Command(RelaybayCommand):
-    help = (
-        "Check this machine's relaybay, its server and each agent you connected (Claude Code, "
-        "Codex); writes nothing."
-    )
+    help = "Check this machine's relaybay, its server and each agent you connected; writes nothing."
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
         _add_arguments(parser)
@@ -52,9 +46,7 @@ class Command(RelaybayCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
 
-        claude_home = Path(options["claude_home"] or Path.home()).expanduser()
-        codex_home = codex.codex_home(options["codex_home"])
-        items = doctor_items(settings.RELAYBAY, claude_home, codex_home)
+        items = doctor_items(settings.RELAYBAY, _homes(options))
         self.stdout.write(checks.render(items, as_json=options["json"]))
         if not all(item.ok for item in items):
             raise SystemExit(1)
@@ -62,16 +54,14 @@ class Command(RelaybayCommand):
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="A JSON list of {ok, name, detail}.")
-    parser.add_argument(
-        "--claude-home",
-        metavar="FOLDER",
-        help="Folder holding .claude/settings.json and .claude.json (default: your home).",
-    )
-    parser.add_argument(
-        "--codex-home",
-        metavar="DIR",
-        help="Codex's folder holding config.toml (default: $CODEX_HOME, else ~/.codex).",
-    )
+    for doctor in doctors():
+        parser.add_argument(doctor.option, metavar=doctor.metavar, help=doctor.help)
+
+
+def _homes(options: Any) -> list[tuple[Any, Path]]:
+    """Each agent's doctor with its folder, from its flag or its own default."""
+    given = options if isinstance(options, dict) else vars(options)
+    return [(d, d.home(given.get(d.option.lstrip("-").replace("-", "_")))) for d in doctors()]
 
 
 def run_without_settings(argv: list[str], error: Exception) -> int:
@@ -85,24 +75,20 @@ def run_without_settings(argv: list[str], error: Exception) -> int:
     flags = json.loads(os.environ.get(FLAGS_ENV) or "{}")
     home_raw = flags.get("home") or os.environ.get("RELAYBAY_HOME")
     home = Path(home_raw).expanduser() if home_raw else default_home()
-    claude_home = Path(options.claude_home or Path.home()).expanduser()
     items = [
-        *local_items(home, claude_home),
+        *local_items(home, _homes(options), with_settings=False),
         Item(False, "settings", str(error), FIX_SETTING),
     ]
     sys.stdout.write(checks.render(items, as_json=options.json) + "\n")
     return 1
 
 
-def doctor_items(cfg: Any, claude_home: Path, codex_home: Path | None = None) -> list[Item]:
+def doctor_items(cfg: Any, homes: list[tuple[Any, Path]]) -> list[Item]:
+    """Every item, each agent's by its package's doctor (agents/setup/doctor.py)."""
     from tasks.rules import effective_rules
 
     home = cfg.home_path
-    codex_home = codex_home or codex.codex_home()
-    found = codex.detect_codex()
-    codex_connected = codex_checks.connected(codex_home)
-    items = local_items(home, claude_home, checks.relaybay("setup", "--apply"))
-    items.append(codex_checks.detected_item(codex_home, found, connected=codex_connected))
+    items = local_items(home, homes, with_settings=True)
     token = _read_token(home)
     # /healthz is public: ask it even without a token file, so the rules hash is compared
     # with a server that answers (it once said "no running server" while one ran).
@@ -110,13 +96,9 @@ def doctor_items(cfg: Any, claude_home: Path, codex_home: Path | None = None) ->
     reached = health is not None or checks._listens(cfg.base_url)
     items += checks.server_items(cfg.base_url, token, health, reached=reached)
     items.append(checks.rules_item(effective_rules(cfg.rules, cfg.rules_mode).hash, health))
-    if detect.claude_connected(claude_home):
-        items += checks.claude_items(claude_home, cfg.base_url, token)
-    if codex_connected:
-        if token is not None and health is not None:
-            items.append(codex_checks.endpoint_item(cfg.base_url, token))
-        token_file = str(tokens.token_path(home))
-        items += codex_checks.codex_items(codex_home, cfg.base_url, token_file, found)
+    for doctor, agent_home in homes:
+        if doctor.connected(agent_home):
+            items += doctor.checks(agent_home, cfg, token, health)
     return items
 
 
@@ -127,12 +109,12 @@ def _read_token(home: Path) -> str | None:
         return None
 
 
-def local_items(home: Path, claude_home: Path, connect: str = CONNECT_CLAUDE) -> list[Item]:
-    """relaybay, Python, OS, data folder, token file, Claude Code, desktop app; `connect` is
-    the command that connects Claude Code (with this server's flags when they are known)."""
+def local_items(home: Path, homes: list[tuple[Any, Path]], *, with_settings: bool) -> list[Item]:
+    """relaybay, Python, OS, data folder, token file, then each agent's own items that need
+    no server (found, or how to connect it)."""
     py = sys.version_info
     python_ok = py[:2] >= MIN_PYTHON
-    return [
+    items = [
         Item(True, "relaybay", f"{get_version()} ({sys.executable})"),
         Item(
             python_ok,
@@ -144,9 +126,10 @@ def local_items(home: Path, claude_home: Path, connect: str = CONNECT_CLAUDE) ->
         Item(True, "OS", platform.platform()),
         _data_folder_item(home),
         _token_item(home),
-        _claude_item(claude_home, connect),
-        _desktop_item(claude_home),
     ]
+    for doctor, agent_home in homes:
+        items += doctor.local(agent_home, with_settings=with_settings)
+    return items
 
 
 def _data_folder_item(home: Path) -> Item:
@@ -179,27 +162,3 @@ def _token_item(home: Path) -> Item:
             f"chmod 600 {path}",
         )
     return Item(True, name, f"{path} (token id {tokens.token_id(text)})")
-
-
-def _claude_item(claude_home: Path, connect: str) -> Item:
-    name = "Claude Code"
-    claude = detect.detect_claude()
-    if not detect.claude_connected(claude_home):
-        where = "`claude` not found on PATH"
-        if claude.path is not None:
-            where = f"{claude.path} version {detect.show_version(claude.version)}"
-        return checks.not_connected(name, connect, where)
-    if claude.path is None:
-        return Item(
-            False, name, "`claude` not found on PATH", "npm install -g @anthropic-ai/claude-code"
-        )
-    shown = detect.show_version(claude.version)
-    minimum = detect.show_version(MIN_CLAUDE_VERSION)
-    if claude.version is None or claude.version < MIN_CLAUDE_VERSION:
-        detail = f"{claude.path} version {shown}; relaybay needs {minimum}"
-        return Item(False, name, detail, "claude update")
-    return Item(True, name, f"{claude.path} version {shown}")
-
-
-def _desktop_item(claude_home: Path) -> Item:
-    return Item(True, "desktop app", detect.desktop_line(claude_home))
