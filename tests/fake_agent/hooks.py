@@ -1,6 +1,7 @@
 """fakecli's hooks: {"ev": "begin" | "said" | "before" | "after" | "wait" | "bye", "sid",
-"dir", "call": {"tool": "run" | "put" | "rpc", …}}. It answers {"note": "…"} for context and
-{"verdict": "refuse", "why": "…"} to stop a call; it has no turn end and cannot ask."""
+"dir", "log" (its transcript, transcripts.py), "call": {"tool": "run" | "put" | "rpc", …}}.
+It answers {"note": "…"} for context and {"verdict": "refuse", "why": "…"} to stop a call;
+it has no turn end and cannot ask."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
         session_id=text(payload, "sid"),
         name=text(payload, "ev"),
         cwd=text(payload, "dir"),
+        transcript_path=text(payload, "log"),
         source=text(payload, "why") if kind == ev.SESSION_START else "",
         reason=text(payload, "why") if kind == ev.SESSION_END else "",
         tool=tool(call) if kind in (ev.PRE_TOOL, ev.POST_TOOL) else None,
