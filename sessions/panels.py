@@ -20,7 +20,7 @@ from core.display import Stamp, ago, stamp
 from core.links import link_pattern
 from core.security import current_token
 from sessions import selectors, touched
-from sessions.hooks import forgotten, stuck
+from sessions.hooks import forgotten, registry, stuck
 from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding, agent_mark, agent_title
 from tasks.extensions import (
     CardExtra,
@@ -178,6 +178,20 @@ class BoundView:
     bound: Stamp
     bound_by: str
     collisions: tuple[str, ...] = ()  # "with acme-shop-7 (bob): src/cart.py · 4 min ago"
+    comments_note: str = ""  # when owner comments reach an agent without a turn end
+
+
+def comments_note(agent: str) -> str:
+    """What the owner should know before commenting to an agent without a turn end: no Stop
+    holds it back to read a comment, so the comment waits for its next prompt or tool output
+    ("" for an agent with one, and for a session no agent's hooks report)."""
+    if not agent or registry.capabilities(agent).turn_end:
+        return ""
+    who = agent_title(agent) or agent
+    return (
+        f"{who} has no turn end to block: owner comments reach it with its next prompt or "
+        "tool output."
+    )
 
 
 @dataclass(frozen=True)
@@ -243,6 +257,7 @@ def _bound_view(binding: TaskBinding, now: datetime) -> BoundView:
             f"with {p.with_text(s)}: {p.what} · {ago(p.at, now)}"
             for p in touched.recent_pairs(session=s, now=now)
         ),
+        comments_note=comments_note(s.agent),
     )
 
 
