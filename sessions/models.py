@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from django.db import models
 
-from sessions.hooks import registry
 from tasks.fields import CALLER_NAME_MAX, CALLER_TITLE_MAX, HOOK_SESSION_MAX
 from tasks.models import Project, Task
 
@@ -27,23 +26,6 @@ ENDED = "ended"
 # (step 1); "guess" — the folder's one desktop session (step 3). An agent's own link is
 # never taken by the environment step, so the two exact kinds must be told apart.
 LINK_AGENT = "agent"
-
-
-def agent_title(agent: str) -> str:
-    """How people call the agent whose hooks report the session (its package's title in
-    the registry, sessions/hooks/registry.py), or "" for a session no hook reports."""
-    return registry.title(agent)
-
-
-def agent_mark(agent: str) -> str:
-    """The agent's two letters a card shows beside the status dot ("" when none)."""
-    return registry.mark(agent)
-
-
-def named_with_agent(name: str, agent: str) -> str:
-    """ "acme-shop (Codex)": a session's name as the Inbox heads a row with it."""
-    title = agent_title(agent)
-    return f"{name} ({title})" if title else name
 
 
 LINK_ENV = "env"

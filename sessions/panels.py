@@ -21,7 +21,8 @@ from core.links import link_pattern
 from core.security import current_token
 from sessions import selectors, touched
 from sessions.hooks import forgotten, registry, stuck
-from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding, agent_mark, agent_title
+from sessions.hooks.registry import agent_mark, agent_title
+from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding
 from tasks.extensions import (
     CardExtra,
     Panel,

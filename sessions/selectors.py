@@ -14,6 +14,7 @@ from django.db.models.functions import Coalesce, Greatest
 from core.errors import NotFound
 from core.rows import columns, fetch_all, fetch_one, fetch_related
 from sessions import sql
+from sessions.hooks.registry import agent_title, named_with_agent
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
@@ -22,8 +23,6 @@ from sessions.models import (
     Session,
     SessionTodo,
     TaskBinding,
-    agent_title,
-    named_with_agent,
 )
 from tasks import selectors as tasks_selectors
 from tasks.extensions import LineTask

@@ -26,7 +26,8 @@ from django.utils import timezone
 
 from core.display import ago
 from sessions import selectors
-from sessions.models import ENDED, WORKING, Session, TaskBinding, named_with_agent
+from sessions.hooks.registry import named_with_agent
+from sessions.models import ENDED, WORKING, Session, TaskBinding
 from tasks.extensions import InboxGroup, InboxRow
 
 SHOWN = 100

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from sessions.hooks import event as ev
 from sessions.hooks.event import HookEvent, Host
-from sessions.models import ENDED, KIND_DESKTOP, LINK_AGENT, Session, TaskBinding, agent_title
+from sessions.hooks.registry import agent_title
+from sessions.models import ENDED, KIND_DESKTOP, LINK_AGENT, Session, TaskBinding
 from sessions.selectors import session_by_agent_id
 from tasks.models import Project
 

@@ -12,11 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from sessions.hooks.answer import HookAnswer
-    from sessions.hooks.event import HookEvent
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -46,8 +42,10 @@ class AgentSpec:
     title: str  # "Claude Code": how people call it
     mark: str  # "CC": two letters on cards and rows
     path: str  # "/hooks/claude-code": its hook route
-    parse: Callable[[Mapping[str, Any], Mapping[str, str] | None], HookEvent | None]
-    render: Callable[[HookAnswer, HookEvent], dict[str, Any] | None]
+    # (payload, headers) -> HookEvent | None, and (HookAnswer, HookEvent) -> dict | None; not
+    # spelled with those types, since the answer's module reads the sessions this one names
+    parse: Callable[..., Any]
+    render: Callable[..., Any]
     capabilities: Capabilities = field(default_factory=Capabilities)
     passed_headers: tuple[str, ...] = ()  # request headers it may read; never Authorization
     wait_path: str = ""  # its wake-up hook's route, when it has one (capabilities.wakes)
@@ -95,6 +93,22 @@ def mark(name: str) -> str:
     """The agent's two letters ("" for an unknown one)."""
     spec = _agents.get(name)
     return spec.mark if spec is not None else ""
+
+
+def agent_title(agent: str) -> str:
+    """How people call the agent whose hooks report a session ("" when none does)."""
+    return title(agent)
+
+
+def agent_mark(agent: str) -> str:
+    """The agent's two letters a card shows beside the status dot ("" when none)."""
+    return mark(agent)
+
+
+def named_with_agent(name: str, agent: str) -> str:
+    """ "acme-shop (Codex)": a session's name as the Inbox heads a row with it."""
+    shown = title(agent)
+    return f"{name} ({shown})" if shown else name
 
 
 def hook_paths() -> tuple[str, ...]:

@@ -35,7 +35,8 @@ from sessions import selectors as session_selectors
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
-from sessions.models import WORKING, Session, TaskBinding, named_with_agent
+from sessions.hooks.registry import named_with_agent
+from sessions.models import WORKING, Session, TaskBinding
 from sessions.services import hooks as hook_steps
 from tasks.events import EventKind
 from tasks.extensions import CardExtra, InboxGroup, plug_in_once, register_card_extras
