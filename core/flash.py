@@ -28,7 +28,7 @@ MAX_MESSAGE = 1000
 MAX_ITEMS = 20
 MAX_COOKIE = 3800  # bytes of the value: browsers drop a cookie past 4 KB with its attributes
 DETAIL_STEPS = (400, 200, 100, 40, 0)  # details shrink until the value fits
-MAX_FIX = 240  # a failed check's fix command (checks.Item.fix)
+MAX_FIX = 240  # a failed check's fix command (agents.setup.items.Item.fix)
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,13 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from agents.claude_code.setup import checks, detect
-from agents.claude_code.setup.entries import server_target, target_problem
-from agents.claude_code.setup.plan import Plan, PlanChanged, make_plan, read_bytes, write_plan
+from agents.claude_code.setup.plan import make_plan
 from agents.codex.setup import checks as codex_checks
 from agents.codex.setup import config as codex
 from agents.setup import document
+from agents.setup import items as setup_items
+from agents.setup.plan import Plan, PlanChanged, read_bytes, write_plan
+from agents.setup.target import server_target, target_problem
 from core import flash, tokens
 from core.responses import plain
 from core.security import current_token, owner_only
@@ -262,7 +264,7 @@ def _page(
     return flash.forget(request, response)
 
 
-def _summary(items: list[checks.Item]) -> str:
+def _summary(items: list[setup_items.Item]) -> str:
     failed = sum(not i.ok for i in items)
     if not failed:
         return f"Check: all {len(items)} items ok."
@@ -340,7 +342,7 @@ async def integrations_check(request: HttpRequest) -> HttpResponse:
     )
 
 
-async def _codex_check_items(token: str, *, server_ok: bool) -> list[checks.Item]:
+async def _codex_check_items(token: str, *, server_ok: bool) -> list[setup_items.Item]:
     """Codex's items after Claude Code's when it is connected (else one ok line naming the
     command): its hook route (when the server answered), config.toml and a hook event seen
     (not RELAYBAY_TOKEN: the server's environment is not Codex's)."""
@@ -348,7 +350,7 @@ async def _codex_check_items(token: str, *, server_ok: bool) -> list[checks.Item
     home = codex.codex_home()
     if not await asyncio.to_thread(codex_checks.connected, home):
         connect = codex_checks.setup_fix(home, "--apply")
-        return [checks.not_connected(codex_checks.DETECTED, connect)]
+        return [setup_items.not_connected(codex_checks.DETECTED, connect)]
     found = await asyncio.to_thread(codex.detect_codex)
     token_file = str(tokens.token_path(cfg.home_path))
     items = []

@@ -20,8 +20,10 @@ from django.test import Client, RequestFactory
 from django.utils.html import escape
 
 from agents.claude_code.hooks import hook_event
-from agents.claude_code.setup.entries import EVENTS, is_relaybay_hook, server_target
-from agents.claude_code.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan, write_plan
+from agents.claude_code.setup.entries import EVENTS, is_relaybay_hook
+from agents.claude_code.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan
+from agents.setup.plan import write_plan
+from agents.setup.target import server_target
 from core import flash, tokens
 from core.config import Config
 from core.security import COOKIE_NAME, current_token

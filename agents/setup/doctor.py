@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from agents.claude_code.setup.checks import Item
+    from agents.setup.items import Item
 
 
 class Doctor(Protocol):

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from agents.claude_code.hooks import HookResult, hook_event
-from agents.claude_code.setup.entries import Target, http_hook
+from agents.claude_code.setup.entries import http_hook
+from agents.setup.target import Target
 from sessions import selectors, services
 from sessions.hooks import activity, linking
 from sessions.models import Session, TaskBinding

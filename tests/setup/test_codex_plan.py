@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.claude_code.setup.entries import Target
-from agents.claude_code.setup.plan import write_plan
 from agents.codex.setup import config as codex
 from agents.codex.setup.plan import END, START, make_codex_plan
 from agents.setup.document import SettingsError
+from agents.setup.plan import write_plan
+from agents.setup.target import Target
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "codex-0.169.0" / "config"
 HAND_WRITTEN = Path(__file__).parent / "corpus" / "codex_hand_written.toml"

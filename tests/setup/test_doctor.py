@@ -150,7 +150,7 @@ def test_doctor_reports_invalid_settings_as_one_failed_item(tmp_path, fake_claud
 
 
 def test_a_failed_check_cannot_be_made_without_its_fix() -> None:
-    from agents.claude_code.setup.checks import Item
+    from agents.setup.items import Item
 
     with pytest.raises(ValueError, match="must name the command that fixes it"):
         Item(False, "hooks in user settings", "settings.json does not exist")
@@ -348,7 +348,8 @@ def test_connected_is_what_relaybay_wrote_in_claude_codes_files(tmp_path) -> Non
     Claude Code; a user's own hooks do not. A settings file that cannot be parsed counts
     only when it names relaybay, so its failure (with the repair) is shown, not hidden."""
     from agents.claude_code.setup.detect import claude_connected
-    from agents.claude_code.setup.entries import Target, command_hook, http_hook, wake_hook
+    from agents.claude_code.setup.entries import command_hook, http_hook, wake_hook
+    from agents.setup.target import Target
 
     home = tmp_path / "profile"
     settings = home / ".claude" / "settings.json"

@@ -14,9 +14,9 @@ import pytest
 from django.conf import settings as django_settings
 from django.test import Client
 
-from agents.claude_code.setup.entries import server_target
-from agents.claude_code.setup.plan import write_plan
 from agents.codex.setup.plan import make_codex_plan
+from agents.setup.plan import write_plan
+from agents.setup.target import server_target
 from core import tokens
 from core.config import Config
 from core.security import COOKIE_NAME, current_token

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.claude_code.setup.entries import EVENTS, Target, is_relaybay_hook, is_wake_hook
-from agents.claude_code.setup.plan import PlanChanged, backup_path, make_plan, write_plan
+from agents.claude_code.setup.entries import EVENTS, is_relaybay_hook, is_wake_hook
+from agents.claude_code.setup.plan import make_plan
 from agents.setup.document import SettingsError
+from agents.setup.plan import PlanChanged, backup_path, write_plan
+from agents.setup.target import Target
 
 CORPUS = Path(__file__).parent / "corpus"
 TARGET = Target(

@@ -16,7 +16,6 @@ import json
 import os
 import shlex
 import subprocess
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,13 +26,14 @@ from agents.claude_code.setup import detect
 from agents.claude_code.setup.entries import (
     EVENTS,
     HOOK_PATH,
-    TOKEN_ENV,
     WAKE_TIMEOUT,
     command_args,
     command_url,
     is_wake_hook,
 )
 from agents.setup import document
+from agents.setup.items import Item, not_connected
+from agents.setup.target import TOKEN_ENV
 from core import tokens
 from core.config import default_home
 
@@ -43,32 +43,6 @@ MCP_PROTOCOL_VERSION = "2025-11-25"
 HOOKS = "hooks in user settings"
 DEFAULT_PORT = 8765
 CHECK_EVENT = "RelaybayCheck"  # an unknown hook_event_name: the endpoint ignores it (204)
-
-
-@dataclass(frozen=True)
-class Item:
-    ok: bool
-    name: str
-    detail: str
-    fix: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.ok and not self.fix.strip():
-            raise ValueError(f"the failed check {self.name!r} must name the command that fixes it")
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def line(self) -> str:
-        if self.ok:
-            return f"[ok] {self.name}: {self.detail}"
-        return f"[FAIL] {self.name}: {self.detail}. Fix: {self.fix}"
-
-
-def render(items: list[Item], *, as_json: bool) -> str:
-    if as_json:
-        return json.dumps([i.as_dict() for i in items], indent=2)
-    return "\n".join(i.line() for i in items)
 
 
 def request(
@@ -410,12 +384,6 @@ def _restart() -> str:
 def _mcp_add(base_url: str) -> str:
     line = tokens.mcp_add_command(base_url, "<token>")
     return f"{line} (relaybay token prints it with your token)"
-
-
-def not_connected(name: str, connect: str, found: str = "") -> Item:
-    """An agent the owner has not connected: one ok line naming the command that connects
-    it, never a failure (a machine that runs only Codex owes Claude Code nothing)."""
-    return Item(True, name, f"not connected (to connect: {connect})" + (found and f"; {found}"))
 
 
 def check_items(

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.claude_code.setup import checks, detect
-from agents.claude_code.setup.checks import Item
+from agents.setup import items as setup_items
+from agents.setup.items import Item
 
 MIN_CLAUDE_VERSION = (2, 0, 0)
 CONNECT = "relaybay setup --apply"  # without the settings, so without their flags
@@ -40,7 +41,7 @@ def _claude_item(claude_home: Path, connect: str) -> Item:
         where = "`claude` not found on PATH"
         if claude.path is not None:
             where = f"{claude.path} version {detect.show_version(claude.version)}"
-        return checks.not_connected(name, connect, where)
+        return setup_items.not_connected(name, connect, where)
     if claude.path is None:
         return Item(False, name, "`claude` not found on PATH", INSTALL)
     shown = detect.show_version(claude.version)

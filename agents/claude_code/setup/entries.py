@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
-import os
 import re
 import shlex
-import sys
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
+from agents.setup.target import TOKEN_ENV, Target
 from relaybay.hook_client import HOST_ATTENDED_ENV, HOST_SESSION_ENV
 
 HOOK_PATH = "/hooks/claude-code"
@@ -37,42 +35,9 @@ TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 COMMAND_TIMEOUT = 3  # seconds: Claude Code's hook "timeout" field
 HTTP_TIMEOUT = 2
 WAKE_TIMEOUT = 1800
-TOKEN_ENV = "RELAYBAY_TOKEN"  # noqa: S105 - the name of a variable, not a secret
 HOST_SESSION_HEADER = "X-Relaybay-Host-Session"
 HOST_ATTENDED_HEADER = "X-Relaybay-Host-Attended"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s]+:\d+(/[^\s?#]*)$")
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where the hooks point: the server's base URL, the token file and the interpreter."""
-
-    base_url: str
-    token_file: str
-    python: str
-    host: str = "127.0.0.1"  # the configured host, also accepted for http hooks
-    windows: bool = False
-
-
-def server_target(cfg: Any) -> Target:
-    """The hooks of the server `cfg` describes, run by the interpreter running relaybay."""
-    return Target(
-        base_url=cfg.base_url,
-        token_file=str(cfg.home_path / "token"),
-        python=sys.executable,
-        host=cfg.host,
-        windows=os.name == "nt",
-    )
-
-
-def target_problem(target: Target) -> str | None:
-    """Why the hook command cannot be written for this target, None when it can."""
-    if target.windows and any(c in f"{target.python}{target.token_file}" for c in "$`"):
-        return (
-            "A path with $ or a backtick cannot be quoted for Windows; move the data "
-            "folder (--home) or the interpreter to a path without them."
-        )
-    return None
 
 
 def quote(arg: str, *, windows: bool = False) -> str:

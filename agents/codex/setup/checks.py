@@ -17,8 +17,9 @@ import shlex
 from pathlib import Path
 
 from agents.claude_code.setup import checks, detect
-from agents.claude_code.setup.checks import Item
 from agents.codex.setup import config as codex
+from agents.setup import items as setup_items
+from agents.setup.items import Item
 
 DETECTED = "Codex"
 CONFIG = "Codex config.toml"
@@ -57,7 +58,7 @@ def detected_item(home: Path, found: codex.Codex, *, connected: bool) -> Item:
     shown = f"{found.path} version {detect.show_version(found.version)}"
     if not connected:
         where = shown if found.path is not None else "`codex` not found on PATH"
-        return checks.not_connected(DETECTED, setup_fix(home, "--apply"), where)
+        return setup_items.not_connected(DETECTED, setup_fix(home, "--apply"), where)
     if found.path is not None:
         return Item(True, DETECTED, shown)
     detail = f"`codex` not found on PATH, yet {codex.config_file(home)} names relaybay"

@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agents.claude_code.setup import detect, entries
-from agents.claude_code.setup.entries import TOKEN_ENV, Target
+from agents.setup.target import TOKEN_ENV, Target
 
 # The route of agents/codex/hooks.py (its PATH): one constant the adapter can import.
 CODEX_HOOK_PATH = "/hooks/codex"

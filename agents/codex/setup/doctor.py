@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.claude_code.setup.checks import Item
 from agents.codex.setup import checks as codex_checks
 from agents.codex.setup import config as codex
+from agents.setup.items import Item
 from core import tokens
 
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agents.claude_code.setup.entries import Target
-from agents.claude_code.setup.plan import Plan, read_bytes
 from agents.codex.setup import config as codex
 from agents.setup import document
 from agents.setup.document import SettingsError
+from agents.setup.plan import Plan, read_bytes
+from agents.setup.target import Target
 
 START = "# >>> relaybay (managed by relaybay setup --agent codex; do not edit) >>>"
 END = "# <<< relaybay <<<"

@@ -12,13 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from agents.claude_code.setup import checks, detect
-from agents.claude_code.setup.entries import server_target, target_problem
-from agents.claude_code.setup.plan import Plan
+from agents.claude_code.setup import detect
 from agents.codex.setup import checks as codex_checks
 from agents.codex.setup import config as codex
 from agents.codex.setup.plan import make_codex_plan
 from agents.setup.document import SettingsError
+from agents.setup.items import render as render_items
+from agents.setup.plan import Plan
+from agents.setup.target import server_target, target_problem
 from core import tokens
 
 
@@ -132,6 +133,6 @@ def _check(command: Command, cfg: Any, home: Path, options: dict[str, Any]) -> N
     token = tokens.ensure_token(cfg.home_path)
     token_file = str(tokens.token_path(cfg.home_path))
     items = codex_checks.check_items(cfg.base_url, token, home, token_file)
-    command.stdout.write(checks.render(items, as_json=options["json"]))
+    command.stdout.write(render_items(items, as_json=options["json"]))
     if not all(item.ok for item in items):
         raise SystemExit(1)

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.claude_code.setup import checks
-from agents.claude_code.setup.checks import Item
 from agents.registry import doctors
+from agents.setup.items import Item
+from agents.setup.items import render as render_items
 from core import tokens
 from relaybay import get_version
 from relaybay_site.management.commands._flags import RelaybayCommand
@@ -47,7 +48,7 @@ class Command(RelaybayCommand):
         from django.conf import settings
 
         items = doctor_items(settings.RELAYBAY, _homes(options))
-        self.stdout.write(checks.render(items, as_json=options["json"]))
+        self.stdout.write(render_items(items, as_json=options["json"]))
         if not all(item.ok for item in items):
             raise SystemExit(1)
 
@@ -79,7 +80,7 @@ def run_without_settings(argv: list[str], error: Exception) -> int:
         *local_items(home, _homes(options), with_settings=False),
         Item(False, "settings", str(error), FIX_SETTING),
     ]
-    sys.stdout.write(checks.render(items, as_json=options.json) + "\n")
+    sys.stdout.write(render_items(items, as_json=options.json) + "\n")
     return 1
 
 

@@ -16,9 +16,11 @@ from typing import Any
 from django.conf import settings
 
 from agents.claude_code.setup import detect
-from agents.claude_code.setup.entries import Target, server_target, target_problem
-from agents.claude_code.setup.plan import Plan, PlanChanged, make_plan, write_plan
+from agents.claude_code.setup.plan import make_plan
 from agents.setup.document import SettingsError
+from agents.setup.items import render as render_items
+from agents.setup.plan import Plan, PlanChanged, write_plan
+from agents.setup.target import Target, server_target, target_problem
 from core import tokens
 from relaybay_site.management.commands import _setup_codex
 from relaybay_site.management.commands._flags import RelaybayCommand
@@ -208,7 +210,7 @@ class Command(RelaybayCommand):
             self._refuse("--check writes nothing: it takes no --apply, --remove or --wake.")
         token = tokens.ensure_token(cfg.home_path)
         items = checks.check_items(cfg.base_url, token, claude_home)
-        self.stdout.write(checks.render(items, as_json=options["json"]))
+        self.stdout.write(render_items(items, as_json=options["json"]))
         if not all(item.ok for item in items):
             raise SystemExit(1)
 
