@@ -110,6 +110,37 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
     return context_answer(NAMES[event.kind], output)
 
 
+# What does not work with Codex (docs/agents.md).
+LIMITS = (
+    (
+        "Codex has no wake-up hook: it cannot be woken in the background, so an owner comment"
+        " reaches an idle Codex session with its next event (a prompt, a tool call, `codex "
+        "exec resume`), never on its own. Claude Code's opt-in wake-up hook (`relaybay setup "
+        "--apply --wake`) has no Codex counterpart."
+    ),
+    (
+        "Codex treats a PreToolUse “ask” (and “allow”) as a failed hook and runs the tool, so"
+        " relaybay never sends it one: where the guard would ask, Codex is denied with a "
+        "reason that tells it to ask the owner first, and the journal says so (decision ask, "
+        "sent as deny)."
+    ),
+    (
+        "Codex has no http hooks (only command hooks, which must be trusted: `relaybay setup "
+        "--agent codex` writes their trust entries) and no Notification event: a "
+        "PermissionRequest is what makes a Codex session “waiting”. relaybay never answers a "
+        "PermissionRequest for the owner."
+    ),
+    (
+        "Codex has no todo tool its hooks report, so a Codex session's work shows without "
+        "“Agent's plan” items; plan_set works the same for both."
+    ),
+    (
+        "A Codex sub-agent's events carry its parent's session id: they count for the parent "
+        "(its tool calls are guarded), and the sub-agent's own task prompt and rollout file "
+        "are left out."
+    ),
+)
+
 CAPABILITIES = Capabilities(
     turn_end=True,
     asks=False,
@@ -128,4 +159,5 @@ SPEC = AgentSpec(
     capabilities=CAPABILITIES,
     passed_headers=PASSED_HEADERS,
     kinds=NAMES,
+    limits=LIMITS,
 )

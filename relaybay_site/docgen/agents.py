@@ -152,33 +152,17 @@ def render() -> str:
         "# Agents",
         "",
         "relaybay watches the coding agents you run through their hooks and lets them work "
-        "through its MCP tools. Two agent CLIs are supported side by side, each through an "
-        "agent package (`agents/<agent>/`, docs/architecture.md §11): **Claude "
-        "Code** (`relaybay setup`) and **Codex** (`relaybay setup --agent codex`). Both get "
-        "the same board, the same guard in front of live stands, owner comments in their "
-        "context and the same MCP tools.",
+        f"through its MCP tools. {len(_agents())} agent CLIs are supported side by side, each "
+        "through an agent package (`agents/<agent>/`, docs/architecture.md §11): "
+        + ", ".join(f"**{a.title}** (`relaybay setup --agent {a.name}`)" for a in _agents())
+        + ". Each gets the same board, the same guard in front of live stands, owner comments "
+        "in its context and the same MCP tools.",
         "",
         *_facts(),
         *_events(),
         "## What does not work (yet)",
         "",
-        "- Codex has no wake-up hook: it cannot be woken in the background, so an owner "
-        "comment reaches an idle Codex session with its next event (a prompt, a tool call, "
-        "`codex exec resume`), never on its own. Claude Code's opt-in wake-up hook "
-        "(`relaybay setup --apply --wake`) has no Codex counterpart.",
-        "- Codex treats a PreToolUse “ask” (and “allow”) as a failed hook and runs the tool, "
-        "so relaybay never sends it one: where the guard would ask, Codex is denied with a "
-        "reason that tells it to ask the owner first, and the journal says so (decision ask, "
-        "sent as deny).",
-        "- Codex has no http hooks (only command hooks, which must be trusted: `relaybay "
-        "setup --agent codex` writes their trust entries) and no Notification event: a "
-        "PermissionRequest is what makes a Codex session “waiting”. relaybay never answers "
-        "a PermissionRequest for the owner.",
-        "- Codex has no todo tool its hooks report, so a Codex session's work shows without "
-        "“Agent's plan” items; plan_set works the same for both.",
-        "- A Codex sub-agent's events carry its parent's session id: they count for the "
-        "parent (its tool calls are guarded), and the sub-agent's own task prompt and "
-        "rollout file are left out.",
+        *(f"- {limit}" for agent in _agents() for limit in agent.limits),
         "",
     ]
     return "\n".join(lines)

@@ -51,6 +51,8 @@ class AgentSpec:
     wait_path: str = ""  # its wake-up hook's route, when it has one (capabilities.wakes)
     # Its own names of relaybay's neutral kinds (session_start → "SessionStart"), for docs.
     kinds: Mapping[str, str] = field(default_factory=dict)
+    # What does not work with this agent, one sentence each (docs/agents.md lists them).
+    limits: tuple[str, ...] = ()
 
 
 _agents: dict[str, AgentSpec] = {}
