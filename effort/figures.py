@@ -24,6 +24,7 @@ from effort import readers
 from effort.intervals import Times
 from effort.models import ProcessCost, TaskEffort, TokenUsage
 from effort.services import times_of, untimed
+from sessions.hooks.registry import agent_title
 from sessions.models import TaskBinding
 from tasks.models import Task
 
@@ -174,22 +175,24 @@ def effort(task: Task, *, now: datetime | None = None) -> Effort:
 
 @dataclass(frozen=True)
 class OwnFigure:
-    """Claude Code's own total for a session's processes beside relaybay's for the same
-    responses (all of the session's, whichever task they went to)."""
+    """The agent's own total for a session's processes (an agent whose transcripts carry
+    one) beside relaybay's for the same responses (all of the session's, whichever task
+    they went to)."""
 
     session: str  # its title when it has one, else its name: the Session panel's heading
-    claude_usd: float
+    agent_usd: float
     relaybay: Cost
+    agent: str = ""  # how people call the agent that wrote the total ("" when unknown)
 
 
 def own_figures(task: Task) -> list[OwnFigure]:
     """For each session ever bound to the task that wrote `cost-state` lines."""
-    sessions = {
-        sid: title or name
-        for sid, name, title in TaskBinding.objects.filter(task=task).values_list(
-            "session_id", "session__name", "session__title"
-        )
-    }
+    sessions: dict[int, str] = {}
+    agents: dict[int, str] = {}
+    for sid, name, title, agent in TaskBinding.objects.filter(task=task).values_list(
+        "session_id", "session__name", "session__title", "session__agent"
+    ):
+        sessions[sid], agents[sid] = title or name, agent_title(agent)
     totals = dict(
         ProcessCost.objects.filter(session_id__in=list(sessions))
         .values("session_id")
@@ -207,4 +210,7 @@ def own_figures(task: Task) -> list[OwnFigure]:
     )
     for row in rows:
         mine[row["session_id"]] += priced(row["model"], summed(row), table)
-    return [OwnFigure(sessions[sid], float(usd), mine[sid]) for sid, usd in sorted(totals.items())]
+    return [
+        OwnFigure(sessions[sid], float(usd), mine[sid], agents[sid])
+        for sid, usd in sorted(totals.items())
+    ]

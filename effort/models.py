@@ -98,7 +98,8 @@ class TokenUsage(models.Model):
 
 
 class ProcessCost(models.Model):
-    """Claude Code's own total for one process of a session (its last `cost-state` line)."""
+    """An agent's own total for one process of a session (the last one its transcript
+    carries: Claude Code's `cost-state` line)."""
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
     started = models.BigIntegerField()  # the process's startTime (ms), which tells them apart

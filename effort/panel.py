@@ -61,7 +61,7 @@ class EffortPanel:
     cost_known: bool
     shared: str  # "N responses shared with other tasks bound at the same time, split evenly"
     models: tuple[Figure, ...]  # per model, when more than one
-    own: tuple[str, ...]  # Claude Code's own totals beside relaybay's
+    own: tuple[str, ...]  # the agent's own totals beside relaybay's
 
 
 def stage_parts(effort: Effort) -> list[StagePart]:
@@ -85,7 +85,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def usd_or_unknown(cost: Cost) -> str:
-    """relaybay's figure beside Claude Code's: dollars, or why there are none."""
+    """relaybay's figure beside the agent's own: dollars, or why there are none."""
     if cost.known:
         return words.usd(cost.usd)
     return f"{words.usd(cost.usd)} + cost unknown ({', '.join(cost.unpriced)} has no price)"
@@ -93,7 +93,8 @@ def usd_or_unknown(cost: Cost) -> str:
 
 def own_lines(found: list[OwnFigure]) -> tuple[str, ...]:
     return tuple(
-        f"Claude Code's own total for session {f.session}: {words.usd(f.claude_usd)} · "
+        f"{f.agent or 'The agent'}'s own total for session {f.session}: "
+        f"{words.usd(f.agent_usd)} · "
         f"relaybay: {usd_or_unknown(f.relaybay)}"
         for f in found
     )

@@ -67,7 +67,7 @@ def decide(event: HookEvent) -> Link:
         return Link(EXISTING, session=holder)
     if event.kind == ev.SESSION_END:
         return Link(DROP)
-    return _first_sight(event.cwd)
+    return _first_sight(event.cwd, event.agent)
 
 
 def _env_may_link(desktop: Session, holder: Session | None, event: HookEvent, host: Host) -> bool:
@@ -91,8 +91,8 @@ def _holds_live_exact(session: Session, agent_id: str) -> bool:
     )
 
 
-def _first_sight(cwd: str) -> Link:
-    folder = folder_name(cwd)
+def _first_sight(cwd: str, agent: str) -> Link:
+    folder = folder_name(cwd, agent)
     projects = projects_containing(cwd)
     if len(projects) > 1:
         slugs = ", ".join(p.slug for p in projects)
@@ -174,11 +174,11 @@ def projects_containing(cwd: str) -> list[Project]:
     return [p for p in Project.objects.exclude(repo_path="") if contains(p.repo_path, cwd)]
 
 
-def folder_name(cwd: str) -> str:
+def folder_name(cwd: str, fallback: str = "agent") -> str:
     """The last part of the folder: the name of a plain hook session (§4 step 5)."""
     text = cwd.strip().replace("\\", "/").rstrip("/")  # its own case, even on Windows
     name = text.rsplit("/", 1)[-1] if text else ""
-    return (name or "claude-code")[:200]
+    return (name or fallback or "agent")[:200]
 
 
 def _cut(text: str) -> str:

@@ -57,16 +57,24 @@ class AgentSpec:
 
 _agents: dict[str, AgentSpec] = {}
 _NONE = Capabilities()
+_changes = [0]  # how often the list changed: what is built from it is kept until it does
 
 
 def register(spec: AgentSpec) -> None:
     """Add an agent (idempotent by name: a second registration replaces the first)."""
     _agents[spec.name] = spec
+    _changes[0] += 1
 
 
 def unregister(name: str) -> None:
     """Take an agent out again (the fake agent of the tests)."""
-    _agents.pop(name, None)
+    if _agents.pop(name, None) is not None:
+        _changes[0] += 1
+
+
+def changes() -> int:
+    """A number that moves whenever an agent is registered or taken out."""
+    return _changes[0]
 
 
 def registered() -> tuple[AgentSpec, ...]:

@@ -8,26 +8,31 @@ from core import caches
 from sessions.hooks import registry
 from sessions.hooks.endpoint import App, door
 
-_built: dict[tuple[str, ...], dict[str, App]] = {}
+# (the registry's change count, path → door, the wake-up routes): asked on every request
+_built: list[tuple[int, dict[str, App], frozenset[str]]] = []
 caches.register(
     "sessions.hooks.routes._built",
-    key="the registered agents' names",
+    key="the registry's change count",
     bound="one entry",
-    invalidation="another set of agents registered: built again",
+    invalidation="an agent registered or taken out: built again on the next request",
     reset="none needed",
 )
 
 
+def _current() -> tuple[int, dict[str, App], frozenset[str]]:
+    if not _built or _built[0][0] != registry.changes():
+        specs = registry.registered()
+        doors = {spec.path: door(spec) for spec in specs}
+        waits = frozenset(spec.wait_path for spec in specs if spec.wait_path)
+        _built[:] = [(registry.changes(), doors, waits)]
+    return _built[0]
+
+
 def routes() -> dict[str, App]:
     """Path → door of every registered agent's hooks."""
-    key = tuple(spec.name for spec in registry.registered())
-    found = _built.get(key)
-    if found is None:
-        _built.clear()
-        found = _built[key] = {spec.path: door(spec) for spec in registry.registered()}
-    return found
+    return _current()[1]
 
 
 def wait_paths() -> frozenset[str]:
     """The wake-up hooks' routes (an agent that wakes has one)."""
-    return frozenset(spec.wait_path for spec in registry.registered() if spec.wait_path)
+    return _current()[2]
