@@ -10,7 +10,8 @@ from agents.claude_code.setup.detect import (
     mcp_registration,
     parse_version,
 )
-from agents.claude_code.setup.entries import hook_command, is_relaybay_hook, is_wake_hook, quote
+from agents.claude_code.setup.entries import hook_command, is_relaybay_hook, is_wake_hook
+from agents.setup.hook_line import quote
 from agents.setup.target import Target
 
 TARGET = Target(base_url="http://127.0.0.1:8765", token_file="/t/token", python="/usr/bin/python3")

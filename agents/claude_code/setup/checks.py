@@ -11,16 +11,9 @@ check.
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
-import shlex
-import subprocess
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
-
-from django.conf import settings
 
 from agents.claude_code.setup import detect
 from agents.claude_code.setup.entries import (
@@ -33,161 +26,17 @@ from agents.claude_code.setup.entries import (
 )
 from agents.setup import document
 from agents.setup.items import Item, not_connected
+from agents.setup.server import (
+    command_runs_item,
+    healthz,
+    listens,
+    relaybay,
+    server_items,
+)
 from agents.setup.target import TOKEN_ENV
 from core import tokens
-from core.config import default_home
 
-HTTP_TIMEOUT = 5.0
-IMPORT_TIMEOUT = 15.0
-MCP_PROTOCOL_VERSION = "2025-11-25"
 HOOKS = "hooks in user settings"
-DEFAULT_PORT = 8765
-CHECK_EVENT = "RelaybayCheck"  # an unknown hook_event_name: the endpoint ignores it (204)
-
-
-def request(
-    base_url: str,
-    method: str,
-    path: str,
-    *,
-    body: bytes | None = None,
-    headers: dict[str, str] | None = None,
-) -> tuple[int, bytes]:
-    """One request to the server; OSError when nothing answers."""
-    parts = urlsplit(base_url)
-    conn_class = (
-        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    )
-    conn = conn_class(parts.hostname or "127.0.0.1", parts.port, timeout=HTTP_TIMEOUT)
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
-
-
-def healthz(base_url: str) -> dict[str, Any] | None:
-    """The server's /healthz answer, None when nothing (or something else) answers."""
-    try:
-        status, body = request(base_url, "GET", "/healthz")
-        data = json.loads(body)
-    except (OSError, http.client.HTTPException, ValueError):
-        return None
-    return data if status == 200 and isinstance(data, dict) else None
-
-
-def server_items(
-    base_url: str,
-    token: str | None,
-    health: dict[str, Any] | None,
-    *,
-    reached: bool,
-    hook_path: str = HOOK_PATH,
-    hook_name: str = "hook endpoint",
-) -> list[Item]:
-    """relaybay server, MCP with the token, hook endpoint (Claude Code's, or the agent's
-    route `hook_path`); only the first without a token or when nothing listens. `reached`
-    is whether anything answered at all."""
-    name = "relaybay server"
-    if token is None:
-        return [
-            Item(False, name, "no token file, so the server cannot be checked", relaybay("serve"))
-        ]
-    if health is None:
-        why = "something answers but not as relaybay" if reached else "nothing listens"
-        return [Item(False, name, f"{base_url}: {why}", relaybay("serve"))]
-    mine = tokens.token_id(token)
-    theirs = health.get("token_id")
-    version = health.get("version", "?")
-    if theirs == mine:
-        first = Item(True, name, f"{base_url} answers (relaybay {version}) with the same token")
-    else:
-        first = Item(
-            False,
-            name,
-            f"{base_url} answers with another token (token id {theirs}, the token file has {mine})",
-            "stop that server and run relaybay serve here, or pass its data folder with --home",
-        )
-    return [first, mcp_item(base_url, token), hook_item(base_url, token, hook_path, hook_name)]
-
-
-def mcp_item(base_url: str, token: str) -> Item:
-    name = "MCP with the token"
-    body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": MCP_PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "relaybay-check", "version": "1"},
-            },
-        }
-    ).encode()
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        "Authorization": f"Bearer {token}",
-    }
-    try:
-        status, reply = request(base_url, "POST", "/mcp", body=body, headers=headers)
-    except (OSError, http.client.HTTPException) as exc:
-        return Item(False, name, f"POST {base_url}/mcp failed: {exc}", _restart())
-    if status == 200 and _has_result(reply):
-        return Item(True, name, f"initialize accepted at {base_url}/mcp")
-    detail = f"initialize at {base_url}/mcp answered {status} without a result"
-    return Item(False, name, detail, _restart())
-
-
-def _has_result(reply: bytes) -> bool:
-    """A JSON-RPC result, as plain JSON or in the data lines of an event stream."""
-    text = reply.decode("utf-8", "replace")
-    candidates = [text] + [
-        line.removeprefix("data:").strip() for line in text.splitlines() if line.startswith("data:")
-    ]
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and "result" in data:
-            return True
-    return False
-
-
-def hook_item(
-    base_url: str, token: str, path: str = HOOK_PATH, name: str = "hook endpoint"
-) -> Item:
-    """A synthetic event of a kind no adapter handles: accepted (204) and ignored."""
-    body = json.dumps({"hook_event_name": CHECK_EVENT, "session_id": "relaybay-check"}).encode()
-    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
-    try:
-        status, _ = request(base_url, "POST", path, body=body, headers=headers)
-    except (OSError, http.client.HTTPException) as exc:
-        return Item(False, name, f"POST {base_url}{path} failed: {exc}", _restart())
-    if status in (200, 204):
-        return Item(True, name, f"a synthetic hook event was accepted ({status})")
-    detail = f"a synthetic hook event was answered {status}"
-    if status == 404:
-        detail += f": this server has no {path} (one started from an older relaybay?)"
-    return Item(False, name, detail, _restart())
-
-
-def rules_item(settings_hash: str, health: dict[str, Any] | None) -> Item:
-    name = "rules hash"
-    if health is None or "rules_hash" not in health:
-        return Item(True, name, f"{settings_hash} (no running server to compare with)")
-    running = health["rules_hash"]
-    if running == settings_hash:
-        return Item(True, name, f"{settings_hash}, the same as the running server's")
-    return Item(
-        False,
-        name,
-        f"the settings give {settings_hash} but the running server uses {running}",
-        _restart() + " (it loads the rules at start)",
-    )
 
 
 def hooks_for(data: Any, base_url: str) -> dict[str, list[dict[str, Any]]]:
@@ -273,7 +122,7 @@ def _runner_items(found: dict[str, list[dict[str, Any]]], token: str | None) -> 
     http_hooks = [h for h in hooks if h.get("type") == "http"]
     items: list[Item] = []
     if commands:
-        items.append(command_runs_item(commands[0]))
+        items.append(command_runs_item(commands[0], relaybay("setup", "--apply")))
     if http_hooks:
         env_token = os.environ.get(TOKEN_ENV)
         if token is not None and env_token == token:
@@ -301,34 +150,6 @@ def _runner_items(found: dict[str, list[dict[str, Any]]], token: str | None) -> 
                 )
             )
     return items
-
-
-def command_runs_item(hook: dict[str, Any]) -> Item:
-    name = "command hook runs"
-    args = command_args(hook) or []
-    if not args:
-        return Item(False, name, "the hook command cannot be parsed", relaybay("setup", "--apply"))
-    python = args[0]
-    try:
-        done = subprocess.run(  # noqa: S603 - the interpreter named in the user's settings
-            [python, "-I", "-c", "import relaybay.hook_client"],
-            capture_output=True,
-            text=True,
-            timeout=IMPORT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Item(False, name, f"{python} cannot run: {exc}", relaybay("setup", "--apply"))
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        detail = f"{python} cannot import relaybay.hook_client: {last}"
-        return Item(
-            False,
-            name,
-            detail,
-            relaybay("setup", "--apply") + " (writes the hook with this Python)",
-        )
-    return Item(True, name, f"{python} imports relaybay.hook_client")
 
 
 def _wake_items(data: Any) -> list[Item]:
@@ -364,23 +185,6 @@ def mcp_registered_item(claude_home: Path, base_url: str) -> Item:
     return Item(True, name, f"relaybay is registered for Claude Code ({url or 'no url'})")
 
 
-def relaybay(*words: str) -> str:
-    """A relaybay command line with the flags that point it at this server's data folder
-    and address (none when they are the defaults), so a fix can be pasted as it is."""
-    cfg = settings.RELAYBAY
-    args = ["relaybay", *words]
-    if Path(cfg.home_path) != default_home():
-        args += ["--home", str(cfg.home_path)]
-    for name, default in (("host", "127.0.0.1"), ("port", DEFAULT_PORT)):
-        if cfg[name] != default:
-            args += [f"--{name}", str(cfg[name])]
-    return shlex.join(args)
-
-
-def _restart() -> str:
-    return f"restart the server: stop it, then {relaybay('serve')}"
-
-
 def _mcp_add(base_url: str) -> str:
     line = tokens.mcp_add_command(base_url, "<token>")
     return f"{line} (relaybay token prints it with your token)"
@@ -392,16 +196,8 @@ def check_items(
     """The items of `relaybay setup --check`, which asks about Claude Code by name; the
     Integrations page passes `if_connected` and gets one line for a Claude Code not connected."""
     health = healthz(base_url)
-    reached = health is not None or _listens(base_url)
-    items = server_items(base_url, token, health, reached=reached)
+    reached = health is not None or listens(base_url)
+    items = server_items(base_url, token, health, reached=reached, hook_path=HOOK_PATH)
     if if_connected and not detect.claude_connected(claude_home):
         return [*items, not_connected("Claude Code", relaybay("setup", "--apply"))]
     return items + claude_items(claude_home, base_url, token)
-
-
-def _listens(base_url: str) -> bool:
-    try:
-        request(base_url, "GET", "/healthz")
-    except (OSError, http.client.HTTPException):
-        return False
-    return True

@@ -4,20 +4,19 @@ the owner connected it at all (§5)."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from agents.claude_code.setup.entries import HOOK_PATH, WAIT_PATH, command_args, command_url
+from agents.claude_code.setup.entries import HOOK_PATH, WAIT_PATH
 from agents.setup import document
+from agents.setup.found import names_relaybay, parse_version, run, show_version
+from agents.setup.hook_line import command_args, command_url
 
 MIN_HTTP_HOOKS_VERSION = (2, 1, 63)
 MIN_ASYNC_REWAKE_VERSION = (2, 1, 309)  # verified live (§4 wake-up hook)
-VERSION_TIMEOUT = 5.0
 DESKTOP_FOLDERS = (
     Path(".config") / "Claude",
     Path("Library") / "Application Support" / "Claude",
@@ -44,15 +43,6 @@ def desktop_line(claude_home: Path) -> str:
     if folder is None:
         return "no Claude desktop app folder found"
     return f"found: {folder} (its local sessions read the same settings file)"
-
-
-def parse_version(text: str) -> tuple[int, int, int] | None:
-    found = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
-    return (int(found[1]), int(found[2]), int(found[3])) if found else None
-
-
-def show_version(version: tuple[int, int, int] | None) -> str:
-    return ".".join(map(str, version)) if version else "unknown"
 
 
 @dataclass(frozen=True)
@@ -84,17 +74,8 @@ def detect_claude(path_env: str | None = None) -> ClaudeCode:
     exe = shutil.which("claude", path=path_env)
     if exe is None:
         return ClaudeCode(None, None)
-    try:
-        done = subprocess.run(  # noqa: S603 - the user's own claude, no shell
-            [exe, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=VERSION_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return ClaudeCode(exe, None)
-    return ClaudeCode(exe, parse_version(done.stdout or ""))
+    out = run(exe, "--version", stderr=False)
+    return ClaudeCode(exe, parse_version(out) if out is not None else None)
 
 
 def mcp_registration(claude_json: Path) -> str | None:
@@ -145,14 +126,3 @@ def _claude_route(hook: Any) -> bool:
         return isinstance(url, str) and urlsplit(url).path in (HOOK_PATH, WAIT_PATH)
     except ValueError:
         return False
-
-
-def names_relaybay(path: Path) -> bool:
-    """For an agent's file that cannot be parsed: connected when it names relaybay (or cannot
-    be read at all), so its check still shows what to repair instead of hiding it."""
-    try:
-        return b"relaybay" in path.read_bytes()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True

@@ -10,13 +10,11 @@ Nothing extra is written into an entry to mark it, so similar user hooks are nev
 from __future__ import annotations
 
 import ipaddress
-import itertools
-import re
-import shlex
-from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
+from agents.setup import hook_line
+from agents.setup.hook_line import command_args, command_url, url_path
 from agents.setup.target import TOKEN_ENV, Target
 from relaybay.hook_client import HOST_ATTENDED_ENV, HOST_SESSION_ENV
 
@@ -37,22 +35,11 @@ HTTP_TIMEOUT = 2
 WAKE_TIMEOUT = 1800
 HOST_SESSION_HEADER = "X-Relaybay-Host-Session"
 HOST_ATTENDED_HEADER = "X-Relaybay-Host-Attended"
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s]+:\d+(/[^\s?#]*)$")
 
 
-def quote(arg: str, *, windows: bool = False) -> str:
-    """Shell quoting of §5: single quotes on POSIX, double quotes on Windows."""
-    if windows:
-        return f'"{arg}"' if any(c in arg for c in ' \t"&()^|<>') else arg
-    return shlex.quote(arg)
-
-
-def hook_command(target: Target, *, wait: bool = False, path: str | None = None) -> str:
-    """The hook client's command line; `path` picks another agent's hook route (Codex)."""
-    url = target.base_url + (path or (WAIT_PATH if wait else HOOK_PATH))
-    args = [target.python, "-I", "-m", "relaybay.hook_client", "--url", url]
-    args += ["--token-file", target.token_file, *(["--wait"] if wait else [])]
-    return " ".join(quote(a, windows=target.windows) for a in args)
+def hook_command(target: Target, *, wait: bool = False) -> str:
+    """The hook client's command line for Claude Code's route (its wake-up route with wait)."""
+    return hook_line.hook_command(target, WAIT_PATH if wait else HOOK_PATH, wait=wait)
 
 
 def command_hook(target: Target) -> dict[str, Any]:
@@ -99,52 +86,13 @@ def new_group(event: str, hook: dict[str, Any]) -> dict[str, Any]:
     return group
 
 
-def _split(command: str) -> list[str] | None:
-    try:
-        return shlex.split(command, posix=True)
-    except ValueError:
-        return None
-
-
-def command_url(args: list[str]) -> str | None:
-    """The --url value of a relaybay hook command line (client or `relaybay hook`), else None."""
-    runs_client = any(
-        a == "-m" and b == "relaybay.hook_client" for a, b in itertools.pairwise(args)
-    )
-    runs_cli = any(
-        PurePath(a).name.removesuffix(".exe") == "relaybay" and b == "hook"
-        for a, b in itertools.pairwise(args)
-    )
-    if not (runs_client or runs_cli):
-        return None
-    for i, arg in enumerate(args):
-        if arg == "--url" and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith("--url="):
-            return arg.removeprefix("--url=")
-    return None
-
-
-def _url_path(url: str) -> str | None:
-    match = _URL.match(url)
-    return match.group(1) if match else None
-
-
-def command_args(hook: Any) -> list[str] | None:
-    """The argument list of a command hook, None for any other hook or an unparsable line."""
-    if not isinstance(hook, dict) or hook.get("type") != "command":
-        return None
-    command = hook.get("command")
-    return _split(command) if isinstance(command, str) else None
-
-
 def is_wake_hook(hook: Any) -> bool:
     args = command_args(hook)
     url = command_url(args) if args else None
     # "followed by exactly --wait": the command line ends with it, and has it only once
     return (
         bool(url)
-        and _url_path(url) == WAIT_PATH
+        and url_path(url) == WAIT_PATH
         and args[-1:] == ["--wait"]
         and (args.count("--wait") == 1)
     )
@@ -173,4 +121,4 @@ def is_relaybay_hook(hook: Any, target: Target) -> bool:
         return parts.path == HOOK_PATH and _is_local(host, target.host)
     args = command_args(hook)
     url = command_url(args) if args else None
-    return bool(url) and _url_path(url) == HOOK_PATH and "--wait" not in args
+    return bool(url) and url_path(url) == HOOK_PATH and "--wait" not in args

@@ -1,7 +1,7 @@
 """The Codex items of `relaybay setup --agent codex --check`, `relaybay doctor` and
 Settings → Integrations.
 
-The same Item as Claude Code's (checks.py): every failure carries the command or the one
+The same Item as every agent's (agents/setup/items.py): every failure carries the command or the one
 step that fixes it. Codex is checked beside Claude Code, not instead, once the owner
 connected it (`connected`; before that it is one ok line naming the command): the detection, its
 hooks in config.toml (present, and trusted — Codex skips an untrusted hook silently), the
@@ -16,10 +16,18 @@ import os
 import shlex
 from pathlib import Path
 
-from agents.claude_code.setup import checks, detect
 from agents.codex.setup import config as codex
 from agents.setup import items as setup_items
+from agents.setup.found import names_relaybay, show_version
 from agents.setup.items import Item
+from agents.setup.server import (
+    command_runs_item,
+    healthz,
+    hook_item,
+    listens,
+    relaybay,
+    server_items,
+)
 
 DETECTED = "Codex"
 CONFIG = "Codex config.toml"
@@ -37,7 +45,7 @@ RUN_CODEX = "start a Codex session (codex, in a project folder), then check agai
 def setup_fix(home: Path, *words: str) -> str:
     """`relaybay setup --agent codex …` with this server's flags and, when it is not the
     default, --codex-home."""
-    line = checks.relaybay("setup", "--agent", "codex", *words)
+    line = relaybay("setup", "--agent", "codex", *words)
     if not codex.is_default_home(home):
         line += f" --codex-home {shlex.quote(str(home))}"
     return line
@@ -50,12 +58,12 @@ def connected(home: Path) -> bool:
     config = codex.config_file(home)
     doc, _ = codex.read_config(config)
     if doc is None:
-        return detect.names_relaybay(config)
+        return names_relaybay(config)
     return bool(codex.relaybay_hooks(doc) or codex.mcp_registration(doc))
 
 
 def detected_item(home: Path, found: codex.Codex, *, connected: bool) -> Item:
-    shown = f"{found.path} version {detect.show_version(found.version)}"
+    shown = f"{found.path} version {show_version(found.version)}"
     if not connected:
         where = shown if found.path is not None else "`codex` not found on PATH"
         return setup_items.not_connected(DETECTED, setup_fix(home, "--apply"), where)
@@ -85,8 +93,8 @@ def hook_items(home: Path, base_url: str, doc: dict) -> list[Item]:
         detail = f"all {len(codex.EVENTS)} events point at {url} in {config}"
         items = [Item(True, HOOKS, detail)]
     items.append(trusted_item(home, doc, ours))
-    runs = checks.command_runs_item({"type": "command", "command": ours[0].command})
-    items.append(dataclasses.replace(runs, name=RUNS, fix="" if runs.ok else apply))
+    runs = command_runs_item({"type": "command", "command": ours[0].command}, apply)
+    items.append(dataclasses.replace(runs, name=RUNS))
     return items
 
 
@@ -184,7 +192,7 @@ def seen_item(*, database_file: bool = True) -> Item:
     database = settings.DATABASES["default"]["NAME"]
     if database_file and not Path(database).is_file():
         detail = f"no database in the data folder yet ({database})"
-        return Item(False, SEEN, detail, checks.relaybay("serve"))
+        return Item(False, SEEN, detail, relaybay("serve"))
     # the hook activity (written at most every 5 s), else the last write, else the start
     last = Coalesce("activity_at", "last_seen_at", "created_at")
     try:
@@ -197,9 +205,7 @@ def seen_item(*, database_file: bool = True) -> Item:
         )
     except (DatabaseError, FieldError) as exc:
         detail = f"cannot read the sessions ({exc})"
-        return Item(
-            False, SEEN, detail, f"restart the server: stop it, then {checks.relaybay('serve')}"
-        )
+        return Item(False, SEEN, detail, f"restart the server: stop it, then {relaybay('serve')}")
     if row is None:
         return Item(False, SEEN, "no session reported by Codex's hooks yet", RUN_CODEX)
     name, last = row
@@ -230,15 +236,15 @@ def codex_items(
 
 
 def endpoint_item(base_url: str, token: str) -> Item:
-    return checks.hook_item(base_url, token, codex.CODEX_HOOK_PATH, ENDPOINT)
+    return hook_item(base_url, token, codex.CODEX_HOOK_PATH, ENDPOINT)
 
 
 def check_items(base_url: str, token: str | None, home: Path, token_file: str) -> list[Item]:
     """The items of `relaybay setup --agent codex --check`: the server (with Codex's hook
     route instead of Claude Code's), then Codex's."""
-    health = checks.healthz(base_url)
-    reached = health is not None or checks._listens(base_url)
-    server = checks.server_items(
+    health = healthz(base_url)
+    reached = health is not None or listens(base_url)
+    server = server_items(
         base_url,
         token,
         health,

@@ -17,7 +17,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,7 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from agents.claude_code.setup import detect, entries
+from agents.setup import hook_line
+from agents.setup.found import parse_version, run
 from agents.setup.target import TOKEN_ENV, Target
 
 # The route of agents/codex/hooks.py (its PATH): one constant the adapter can import.
@@ -49,7 +49,6 @@ HOOK_TIMEOUT = 5  # seconds; the hook client itself gives up after 2
 TIMEOUTS = {"SessionEnd": 3}
 DEFAULT_TIMEOUT = 600  # what Codex hashes for a handler without a timeout
 NO_MATCHER_EVENTS = ("UserPromptSubmit", "Stop")  # Codex drops their matcher from the hash
-VERSION_TIMEOUT = 5.0
 
 
 def event_label(event: str) -> str:
@@ -82,7 +81,7 @@ def trusted_hash(
 
 def hook_command(target: Target) -> str:
     """The Claude Code command line (same Python, quoting, token file) with Codex's route."""
-    return entries.hook_command(target, path=CODEX_HOOK_PATH)
+    return hook_line.hook_command(target, CODEX_HOOK_PATH)
 
 
 def codex_home(option: str | None = None, environ: Mapping[str, str] | None = None) -> Path:
@@ -118,30 +117,16 @@ def detect_codex(path_env: str | None = None) -> Codex:
     exe = shutil.which("codex", path=path_env)
     if exe is None:
         return Codex(None, None)
-    out = _run(exe, "--version")
-    return Codex(exe, detect.parse_version(out) if out is not None else None)
+    out = run(exe, "--version")
+    return Codex(exe, parse_version(out) if out is not None else None)
 
 
 def offers_mcp_add(found: Codex) -> bool:
     """Whether this codex registers a server with a token variable (`codex mcp add --help`)."""
     if found.path is None:
         return False
-    out = _run(found.path, "mcp", "add", "--help")
+    out = run(found.path, "mcp", "add", "--help")
     return out is not None and "--bearer-token-env-var" in out
-
-
-def _run(exe: str, *args: str) -> str | None:
-    try:
-        done = subprocess.run(  # noqa: S603 - the user's own codex, no shell
-            [exe, *args],
-            capture_output=True,
-            text=True,
-            timeout=VERSION_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return (done.stdout or "") + (done.stderr or "")
 
 
 def mcp_add_command(base_url: str) -> str:
@@ -270,8 +255,8 @@ def relaybay_hooks(doc: Mapping[str, Any]) -> list[Found]:
 
 
 def _found(event: str, g: int, h: int, group: dict[str, Any], handler: Any) -> Found | None:
-    args = entries.command_args(handler)
-    url = entries.command_url(args) if args else None
+    args = hook_line.command_args(handler)
+    url = hook_line.command_url(args) if args else None
     try:
         route = urlsplit(url).path if url else None
     except ValueError:

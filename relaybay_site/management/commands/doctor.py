@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.claude_code.setup import checks
-from agents.registry import doctors
+from agents.registry import doctors, specs
+from agents.setup import server
 from agents.setup.items import Item
 from agents.setup.items import render as render_items
 from core import tokens
@@ -93,10 +93,12 @@ def doctor_items(cfg: Any, homes: list[tuple[Any, Path]]) -> list[Item]:
     token = _read_token(home)
     # /healthz is public: ask it even without a token file, so the rules hash is compared
     # with a server that answers (it once said "no running server" while one ran).
-    health = checks.healthz(cfg.base_url)
-    reached = health is not None or checks._listens(cfg.base_url)
-    items += checks.server_items(cfg.base_url, token, health, reached=reached)
-    items.append(checks.rules_item(effective_rules(cfg.rules, cfg.rules_mode).hash, health))
+    health = server.healthz(cfg.base_url)
+    reached = health is not None or server.listens(cfg.base_url)
+    # the hook endpoint asked is the first agent's: every agent's route is served alike
+    hook_path = specs()[0].path
+    items += server.server_items(cfg.base_url, token, health, reached=reached, hook_path=hook_path)
+    items.append(server.rules_item(effective_rules(cfg.rules, cfg.rules_mode).hash, health))
     for doctor, agent_home in homes:
         if doctor.connected(agent_home):
             items += doctor.checks(agent_home, cfg, token, health)
