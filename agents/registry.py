@@ -1,9 +1,10 @@
 """The one list of agent CLIs (docs/architecture.md "An agent is a package"): one line each,
 the package's import path. What each package provides is found by its place in it:
 `hooks.SPEC` (its hook adapter, registered with the hook room by agents/apps.py when Django
-starts), `setup.doctor.DOCTOR` (its items in `relaybay doctor`, which must load without
-Django: the doctor also runs when the settings are broken), and `transcripts.READER` when
-it has transcripts (agents/apps.py)."""
+starts), `setup.command.SETUP` (its part of `relaybay setup`), `setup.doctor.DOCTOR` (its
+items in `relaybay doctor`, which must load without Django: the doctor also runs when the
+settings are broken), and `transcripts.READER` when it has transcripts (agents/apps.py).
+The first package is the default agent of `relaybay setup` and `relaybay hook`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from agents.setup.command import AgentSetup
     from agents.setup.doctor import Doctor
     from sessions.hooks.registry import AgentSpec
 
@@ -28,3 +30,8 @@ def specs() -> tuple[AgentSpec, ...]:
 def doctors() -> tuple[Doctor, ...]:
     """Every agent's doctor, in the list's order (loads without Django)."""
     return tuple(import_module(f"{package}.setup.doctor").DOCTOR for package in PACKAGES)
+
+
+def setups() -> tuple[AgentSetup, ...]:
+    """Every agent's part of `relaybay setup`, in the list's order (the first is the default)."""
+    return tuple(import_module(f"{package}.setup.command").SETUP for package in PACKAGES)
