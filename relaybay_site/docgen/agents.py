@@ -7,7 +7,7 @@ from __future__ import annotations
 from agents.registry import specs
 from relaybay_site.docgen.common import GENERATED, cell
 from sessions.hooks import event as ev
-from sessions.hooks.registry import AgentSpec, Capabilities
+from sessions.hooks.registry import CONTEXT_KINDS, AgentSpec, Capabilities
 
 
 def _agents() -> tuple[AgentSpec, ...]:
@@ -109,10 +109,30 @@ FLAGS: tuple[tuple[str, str, str, str], ...] = (
         "ends the session",
     ),
     ("todo", "Reports its own todo list", "yes", "no"),
+    (
+        "context_on",
+        "Reads relaybay's context (owner comments, reminders) on",
+        "",
+        "",
+    ),
+    ("turn_end_blocks", "Turn-end blocks per turn, at most", "", ""),
 )
 
 
 def _flag(agent: AgentSpec, key: str, yes: str, no: str) -> str:
+    caps = agent.capabilities
+    if key == "context_on":
+        read = [agent.kinds.get(kind, kind) for kind in ev.KINDS if kind in caps.context_on]
+        unread = [
+            agent.kinds.get(kind, kind)
+            for kind in ev.KINDS
+            if kind in CONTEXT_KINDS and kind not in caps.context_on
+        ]
+        later = f" (what it would get on {', '.join(unread)} waits for the next)" if unread else ""
+        return ", ".join(read) + later
+    if key == "turn_end_blocks":
+        again = " (the block returns as a new prompt: the same turn)"
+        return str(caps.turn_end_blocks) + (again if caps.block_returns_as_prompt else "")
     text = yes if getattr(agent.capabilities, key) else no
     if key == "end_is_process" and not agent.capabilities.end_is_process:
         kept = agent.capabilities.end_keeps_bindings
@@ -121,9 +141,10 @@ def _flag(agent: AgentSpec, key: str, yes: str, no: str) -> str:
 
 
 def _facts() -> list[str]:
-    assert {f[0] for f in FLAGS} | {"allows", "end_keeps_bindings"} == set(
-        Capabilities.__dataclass_fields__
-    ), "every capability flag has its row (FLAGS)"
+    shown_elsewhere = {"allows", "end_keeps_bindings", "block_returns_as_prompt"}
+    assert {f[0] for f in FLAGS} | shown_elsewhere == set(Capabilities.__dataclass_fields__), (
+        "every capability flag has its row (FLAGS)"
+    )
     rows = [
         "| Hook route | " + " | ".join(f"`POST {a.path}`" for a in _agents()) + " |",
         *(

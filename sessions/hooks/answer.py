@@ -199,11 +199,13 @@ def run_deciders(call: HookCall, answer: HookAnswer) -> None:
             log.exception("hook decider %r failed", fn)
 
 
-def stop_may_block(*, continued: bool, blocks_this_turn: int) -> bool:
-    """The generic Stop rules of §4: at most two blocks per turn per session, and none when
-    another hook continued the turn (Claude Code's stop_hook_active) before relaybay
-    blocked in it."""
-    if blocks_this_turn >= STOP_BLOCKS_PER_TURN:
+def stop_may_block(
+    *, continued: bool, blocks_this_turn: int, limit: int = STOP_BLOCKS_PER_TURN
+) -> bool:
+    """The generic Stop rules of §4: at most `limit` blocks per turn per session (two, or
+    what the agent's capabilities say), and none when another hook continued the turn
+    (Claude Code's stop_hook_active) before relaybay blocked in it."""
+    if blocks_this_turn >= limit:
         return False
     return not (continued and blocks_this_turn == 0)
 

@@ -3,7 +3,8 @@
 What sessions plugs in (register(), from sessions.apps.ready()):
 - a context provider for PROMPT, PRE_TOOL and POST_TOOL: the owner comments
   pending for the session, one line each, plus how to answer; they are marked delivered and
-  never sent again by these events;
+  never sent again by these events — only on an event whose context the agent reads
+  (registry.Capabilities.context_on);
 - a SESSION_START provider: the count of unread owner comments (does not deliver them);
 - a Stop handler: block while owner comments are undelivered (delivered with the block) or
   delivered but unacknowledged, each comment at most twice in all;
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from sessions import selectors
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
+from sessions.hooks import registry
 from sessions.hooks.answer import HookAnswer, HookCall, StopRequest
 from sessions.models import ENDED, Session
 from tasks import services
@@ -127,8 +129,11 @@ def _deliver(session: Session, task_ids: list[int], budget: int, via: str) -> st
 
 
 def deliver_context(call: HookCall, answer: HookAnswer) -> None:
-    """PROMPT, PRE_TOOL, POST_TOOL: the pending owner comments (§4)."""
+    """PROMPT, PRE_TOOL, POST_TOOL: the pending owner comments (§4), only on an event whose
+    context the agent reads (a comment is marked delivered only when it went out)."""
     if not call.exact or call.session is None:
+        return
+    if call.kind not in registry.capabilities(call.event.agent).context_on:
         return
     task_ids = [t.id for t in call.bound_tasks]
     text = _deliver(call.session, task_ids, answer.budget_left, via=call.event.name)

@@ -62,6 +62,9 @@ class Tool:
 class Notice:
     kind: str  # PERMISSION, INPUT or MESSAGE
     message: str = ""
+    # PERMISSION: what the agent asks the owner, in its own words, when it says so (its
+    # confirmation's title and command); else the waiting line names the last tool call.
+    question: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,9 @@ class HookEvent:
     tool: Tool | None = None  # PRE_TOOL, POST_TOOL
     notice: Notice | None = None  # NOTICE
     stop_continued: bool = False  # STOP: another hook already continued this turn
+    # PROMPT: the agent's continuation after relaybay blocked the turn's end (set by the
+    # hook service for an agent whose block returns as a prompt): no new turn begins.
+    continues_turn: bool = False
     host: Host | None = None  # the desktop session the environment names
     todo: TodoChange | None = None  # POST_TOOL of the agent's todo tool
     # The stored test secret values, which whatever is kept of this event is masked with

@@ -42,7 +42,7 @@ def observed(event: HookEvent, test_values: tuple[str, ...] = ()) -> HookEvent:
         tool=_tool(event.tool, safe),
         notice=None
         if event.notice is None
-        else Notice(event.notice.kind, safe(event.notice.message)),
+        else Notice(event.notice.kind, safe(event.notice.message), safe(event.notice.question)),
         todo=_todo(event.todo, safe),
         test_values=test_values,
     )

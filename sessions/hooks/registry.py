@@ -14,6 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sessions.hooks import event as ev
+
+# The events whose answer context an agent may read (additionalContext): all four, unless
+# its package says it reads fewer.
+CONTEXT_KINDS = frozenset({ev.SESSION_START, ev.PROMPT, ev.PRE_TOOL, ev.POST_TOOL})
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -32,6 +38,15 @@ class Capabilities:
     end_is_process: bool = False  # every SessionEnd ends the process, not the session: the
     # bindings stay and the session goes idle
     todo: bool = False  # reports its own todo list (plan reminders show its items)
+    # The events whose answer context reaches the model and stays in its conversation.
+    # What relaybay says on another of CONTEXT_KINDS (a tool call's context the agent
+    # ignores, a SessionStart context that would start the stored prompt) waits for the
+    # session's next event of these; owner comments are delivered only on these.
+    context_on: frozenset[str] = CONTEXT_KINDS
+    turn_end_blocks: int = 2  # how often relaybay may block the end of one turn
+    # A turn-end block comes back as a prompt event carrying its reason (the agent's
+    # continuation): that prompt goes on with the turn instead of starting one.
+    block_returns_as_prompt: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import DatabaseError, transaction
@@ -24,11 +24,11 @@ from core import actor as actors
 from core.errors import SecretRefused
 from core.no_secrets import masked
 from environments import selectors as env_selectors
-from sessions.fields import valid_agent_session_id
+from sessions.fields import stored_agent_id, valid_agent_session_id
 from sessions.hooks import activity as window
 from sessions.hooks import answer as hook_answer
+from sessions.hooks import carried, linking, registry, todos, waiting
 from sessions.hooks import event as ev
-from sessions.hooks import linking, registry, todos, waiting
 from sessions.hooks.answer import HookAnswer, HookCall
 from sessions.hooks.event import HookEvent
 from sessions.hooks.observed import observed as observe
@@ -103,7 +103,20 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
     belongs to as read so far; the bookkeeping (link, todo, status, unbinding) stores the
     event as observed (observed.py: masked, never refused) in a savepoint of its own; the
     providers and the Stop handlers answer last. A failure of the bookkeeping is one log
-    line and costs the answer nothing (docs/policy.md "The guard never fails open")."""
+    line and costs the answer nothing (docs/policy.md "The guard never fails open").
+
+    Context the agent would not read on this event waits for its next one it reads
+    (carried.py); that one's answer starts with it."""
+    handled = _handle(event, actor=actor)
+    answer = handled.answer
+    unread = registry.CONTEXT_KINDS - registry.capabilities(event.agent).context_on
+    if answer is not None and answer.lines and event.kind in unread:
+        carried.hold(event.agent, stored_agent_id(event.session_id), answer.lines)
+        answer.lines = []
+    return handled
+
+
+def _handle(event: HookEvent, *, actor: str) -> Handled:
     if event.kind not in STATUS or not valid_agent_session_id(event.session_id):
         return Handled(answer=None, ignored=True)
     now = timezone.now()
@@ -111,10 +124,15 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
     link = linking.decide(seen)
     if link.action == linking.DROP:
         return Handled(answer=None, dropped=True)
+    caps = registry.capabilities(seen.agent)
     answer = HookAnswer()
+    if seen.kind in caps.context_on:
+        for line in carried.take(seen.agent, seen.session_id):
+            answer.add_context(line)
     if seen.kind == ev.SESSION_START:
-        links = registry.capabilities(seen.agent).meta_links
-        answer.add_context(hook_answer.session_start_line(seen.session_id, links))
+        answer.add_context(hook_answer.session_start_line(seen.session_id, caps.meta_links))
+    if _continues(seen, link, caps):
+        seen = replace(seen, continues_turn=True)
     known = link.session if link.action in _KNOWN else None
     decided = HookCall(event=event, session=known, exact=False, actor=actor)
     hook_answer.run_deciders(decided, answer)
@@ -142,6 +160,29 @@ def hook_event(event: HookEvent, *, actor: str = actors.HOOK) -> Handled:
         session=session,
         events=tuple(events),
         flush_in=window.activity_clock.next_due_in(),
+    )
+
+
+def _continues(seen: HookEvent, link: linking.Link, caps: registry.Capabilities) -> bool:
+    """A PROMPT that is the agent's continuation after relaybay blocked its turn's end:
+    the agent's block returns as a prompt, and the session's turn holds a block."""
+    session = link.session if link.action == linking.EXISTING else None
+    return (
+        seen.kind == ev.PROMPT
+        and caps.block_returns_as_prompt
+        and session is not None
+        and session.stop_blocks > 0
+    )
+
+
+def _turn_starts(seen: HookEvent) -> bool:
+    """A person's prompt starts a turn; so does a new process of an agent whose prompts
+    do not (its continuation is a prompt: a run that died in one must not hold its
+    block count)."""
+    if seen.kind == ev.PROMPT:
+        return not seen.continues_turn
+    return (
+        seen.kind == ev.SESSION_START and registry.capabilities(seen.agent).block_returns_as_prompt
     )
 
 
@@ -176,7 +217,7 @@ def _store(
             if seen.kind == ev.SESSION_END and session.hook_status == ENDED:
                 # an ended session's paths end with it (collision warnings)
                 collision_steps.forget_paths_step(session)
-            if seen.kind == ev.PROMPT and session.stop_blocks:
+            if session.stop_blocks and _turn_starts(seen):
                 hook_steps.set_stop_blocks(session, 0)
     except SecretRefused as exc:
         log.error(
@@ -269,8 +310,11 @@ def _stop(call: HookCall, session: Session, answer: HookAnswer) -> None:
     """Grant the first stop handler's request when the generic rules allow a block; an
     allowed Stop resets the turn's counter (§4)."""
     blocks = session.stop_blocks
+    limit = registry.capabilities(call.event.agent).turn_end_blocks
     request = None
-    if hook_answer.stop_may_block(continued=call.event.stop_continued, blocks_this_turn=blocks):
+    if hook_answer.stop_may_block(
+        continued=call.event.stop_continued, blocks_this_turn=blocks, limit=limit
+    ):
         request = hook_answer.ask_stop_handlers(call)
     if request is not None and hook_answer.grant(request):
         hook_steps.set_stop_blocks(session, blocks + 1)

@@ -108,7 +108,9 @@ def observe(call: HookCall, answer: HookAnswer) -> None:
     if turn.note and delivers and len(turn.note) <= answer.budget_left:
         answer.add_context(turn.note)
         turn.note = ""
-    if call.kind == ev.PROMPT:
+    if call.kind == ev.PROMPT and call.event.continues_turn:
+        pass  # the agent's continuation after a block: the same turn goes on
+    elif call.kind == ev.PROMPT:
         turn.started_at, turn.work_at = timezone.now(), None
         turn.nudged = turn.blocked = False
     elif (

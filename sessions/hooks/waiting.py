@@ -65,6 +65,8 @@ def notified(event: HookEvent) -> str | None:
         return IDLE_LINE
     if kind != ev.PERMISSION:
         return None
+    if event.notice is not None and event.notice.question:
+        return summary(event.notice.question, "", event.test_values)
     last = _last_calls.get(event.session_id)
     if last is None:
         return "permission for a tool"

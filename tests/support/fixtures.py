@@ -46,7 +46,7 @@ def _forget_signal_memory() -> None:
     a rolled-back test database hands the same ids out again, so every test starts clean."""
     from environments.selectors import forget_test_values
     from plans import reminders
-    from sessions.hooks import activity, guard, stuck, sweep, turn_end, waiting
+    from sessions.hooks import activity, carried, guard, stuck, sweep, turn_end, waiting
     from tasks.selectors import inbox
 
     reminders.state.clear()
@@ -56,6 +56,7 @@ def _forget_signal_memory() -> None:
     sweep.forget()
     turn_end.forget()
     waiting.forget()
+    carried.forget()
     guard.forget()
     forget_test_values()
 
