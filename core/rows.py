@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, TypeVar
 from django.db import connections
 from django.db.models import Model
 from django.db.models.base import ModelState
+from django.db.models.fields import AutoFieldMixin
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
 
@@ -225,8 +226,9 @@ def count_where(model: type[Model], field: str, value: Any, using: str = "defaul
 
 
 def insert(obj: Model, using: str = "default") -> Model:
-    """`obj.save()` of a new row with an automatic key, as one INSERT … RETURNING written once
-    per model: the event log takes one on every write. No signals are sent (none are used)."""
+    """`obj.save()` of a new row, as one INSERT … RETURNING written once per model: the event
+    log takes one on every write. An automatic key is the database's; any other key (a
+    one-to-one primary key) is the object's own. No signals are sent (none are used)."""
     model = type(obj)
     fields, sql = _insert_sql(model)
     connection = connections[using]
@@ -242,7 +244,8 @@ def insert(obj: Model, using: str = "default") -> Model:
 @cache
 def _insert_sql(model: type[Model]) -> tuple[list[Any], str]:
     pk = model._meta.pk
-    fields = [f for f in model._meta.concrete_fields if f is not pk]
+    automatic = isinstance(pk, AutoFieldMixin)
+    fields = [f for f in model._meta.concrete_fields if f is not pk or not automatic]
     names = ", ".join(f'"{f.column}"' for f in fields)
     marks = ", ".join("%s" for _ in fields)
     table = model._meta.db_table

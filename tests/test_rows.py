@@ -134,6 +134,19 @@ def test_insert_writes_the_row_a_save_would():
     assert event._state.adding is False
 
 
+def test_insert_keeps_a_key_of_the_objects_own():
+    """A one-to-one primary key (a task's time tally) is written as the object holds it."""
+    from effort.models import TaskEffort
+
+    task = make_task(make_project("own"), "Timed")
+    TaskEffort.objects.filter(task=task).delete()
+    row = TaskEffort(task_id=task.pk, project_id=task.project_id, as_of=_now(), stage="dev")
+    row.state = {"seen": ["alice"]}
+    insert(row)
+    assert row.pk == task.pk
+    assert fields_of(TaskEffort.objects.get(pk=task.pk)) == fields_of(row)
+
+
 def test_update_changes_only_the_row_at_that_version():
     task = make_task(make_project("upd"), "Versioned")
     stamp = _now()
