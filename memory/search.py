@@ -28,6 +28,7 @@ from typing import Any
 from django.db import OperationalError, connection, transaction
 
 from core import caches
+from core.rows import fetch_one
 from memory import search_text, sql
 from tasks.models import Comment, Decision, Event, Report
 
@@ -222,14 +223,21 @@ def _decision_rows(event: Event) -> Iterable[tuple[Any, ...]]:
 
 
 def _report_rows(event: Event) -> Iterable[tuple[Any, ...]]:
-    found = Report.objects.select_related("task__project").filter(id=event.payload.get("report_id"))
-    return [_report_row(r) for r in found]
+    return _item_rows("report", sql.REPORT_ITEM.text, event.payload.get("report_id"))
 
 
 def _comment_rows(event: Event) -> Iterable[tuple[Any, ...]]:
-    comment_id = event.payload.get("comment_id")
-    found = Comment.objects.select_related("task__project").filter(id=comment_id)
-    return [_comment_row(c) for c in found]
+    return _item_rows("comment", sql.COMMENT_ITEM.text, event.payload.get("comment_id"))
+
+
+def _item_rows(kind: str, statement: str, item_id: object) -> list[tuple[Any, ...]]:
+    """A report's or comment's row as _report_row / _comment_row make it, read in one
+    statement written once (every report_add and comment takes this step)."""
+    found = fetch_one(statement, [item_id]) if item_id else None
+    if found is None:
+        return []
+    item = sql.ItemRow(*found)
+    return [(kind, str(item.id), item.project, "current", item.title, item.body, item.id)]
 
 
 _ROWS_OF = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from core.rows import Statement, shape
+from tasks.models import Comment, Project, Report, Task
 
 SEARCH = "tests/memory/test_search.py::"
 TABLE = "search_index"
@@ -42,6 +43,16 @@ class Shown(NamedTuple):
     ref: str
     project: str
     state: str
+    title: str
+    body: str
+
+
+class ItemRow(NamedTuple):
+    """A report or a comment as the index keeps it: its id, its project's slug, its title
+    (a report's summary, a comment's nothing) and its body."""
+
+    id: int
+    project: str
     title: str
     body: str
 
@@ -121,6 +132,25 @@ INSERT_ITEM = Statement(
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
     row=None,
     twin=STEP_TWIN,
+)
+
+# A report's or a comment's row, read for its write's event: the queryset with its task and
+# project joined cost more to compile than the whole index step (bench/README.md, issue 40).
+ITEM_TWIN = SEARCH + "test_a_write_indexes_the_rows_a_rebuild_indexes"
+_REPORT, _COMMENT, _TASK, _PROJECT = (m._meta.db_table for m in (Report, Comment, Task, Project))
+REPORT_ITEM = Statement(
+    f'SELECT r.id, p.slug, r.summary, r.body FROM "{_REPORT}" r '  # noqa: S608
+    f'JOIN "{_TASK}" t ON t.id = r.task_id JOIN "{_PROJECT}" p ON p.id = t.project_id '
+    "WHERE r.id = %s",
+    row=ItemRow,
+    twin=ITEM_TWIN,
+)
+COMMENT_ITEM = Statement(
+    f"SELECT c.id, p.slug, '', c.body FROM \"{_COMMENT}\" c "  # noqa: S608
+    f'JOIN "{_TASK}" t ON t.id = c.task_id JOIN "{_PROJECT}" p ON p.id = t.project_id '
+    "WHERE c.id = %s",
+    row=ItemRow,
+    twin=ITEM_TWIN,
 )
 
 # --- searching ---------------------------------------------------------------------------------

@@ -74,6 +74,26 @@ def test_reports_and_comments_are_indexed_in_their_write(engine: str) -> None:
     assert ("report", str(report.id)) in refs(hits)
 
 
+def test_a_write_indexes_the_rows_a_rebuild_indexes(engine: str) -> None:
+    """A report's and a comment's rows, read by their write's statements (sql.REPORT_ITEM,
+    sql.COMMENT_ITEM), are the rows a rebuild makes from the ORM."""
+    task = make_task(make_project("acme"), title="Gift cards")
+    add_report(task, body="changed · M · gift card balance\n\nThe ledger «sync» was slow.")
+    services.owner_comment_add(key=task.key, body="Look at the ledger too", actor=ACTOR)
+    columns = f"rowid, {sql.COLUMNS}"
+
+    def indexed() -> list[tuple[object, ...]]:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {columns} FROM {search.TABLE} ORDER BY rowid")
+            return cursor.fetchall()
+
+    written = indexed()
+    search.rebuild()
+
+    assert {row[1] for row in written} == {"report", "comment"}
+    assert written == indexed()
+
+
 def test_superseded_decisions_are_left_out_unless_asked(engine: str) -> None:
     make_project("acme")
     old = decide("acme", "Deploy on Fridays")
