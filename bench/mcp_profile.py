@@ -200,15 +200,23 @@ async def run(calls: int, tools: list[str], top: int) -> None:
         for tool in tools:
             await timed(product, 20, tool, args(tool))
         rounds: dict[str, list[float]] = {"noop": [], **{tool: [] for tool in tools}}
+        cpu = dict.fromkeys(rounds, 0.0)
         for _ in range(3):  # interleaved, so load on the machine hits every tool alike
             for tool in rounds:
                 client = floor if tool == "noop" else product
+                started = time.process_time()
                 rounds[tool] += await timed(client, calls // 3, tool, args(tool))
+                cpu[tool] += time.process_time() - started
         base = statistics.median(rounds["noop"]) * 1000
+        base_cpu = cpu["noop"] / len(rounds["noop"]) * 1000
         print(f"in-process, {calls} calls each, load average {os.getloadavg()[0]:.2f}")
+        print("  (CPU: the process's CPU time per call, both threads and the in-process client)")
         for name, samples in rounds.items():
-            p50 = statistics.median(samples) * 1000
-            print(f"  {name:<18} p50 {p50:6.2f} ms  ({p50 / base:.1f}× the bare no-op)")
+            p50, used = statistics.median(samples) * 1000, cpu[name] / len(samples) * 1000
+            print(
+                f"  {name:<18} p50 {p50:6.2f} ms  ({p50 / base:.1f}× the bare no-op)  "
+                f"CPU {used:5.2f} ms ({used / base_cpu:.1f}×)"
+            )
 
         profiles = {}
         for tool in tools:
