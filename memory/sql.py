@@ -135,7 +135,8 @@ INSERT_ITEM = Statement(
 )
 
 # A report's or a comment's row, read for its write's event: the queryset with its task and
-# project joined cost more to compile than the whole index step (bench/README.md, issue 40).
+# project joined cost more to compile than the whole index step (bench/README.md, "Writes as
+# fast as a bare tool").
 ITEM_TWIN = SEARCH + "test_a_write_indexes_the_rows_a_rebuild_indexes"
 _REPORT, _COMMENT, _TASK, _PROJECT = (m._meta.db_table for m in (Report, Comment, Task, Project))
 REPORT_ITEM = Statement(
