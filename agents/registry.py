@@ -1,9 +1,10 @@
 """The one list of agent CLIs (docs/architecture.md "An agent is a package"): one line each,
 the package's import path. What each package provides is found by its place in it:
 `hooks.SPEC` (its hook adapter, registered with the hook room by agents/apps.py when Django
-starts), `setup.command.SETUP` (its part of `relaybay setup`), `setup.doctor.DOCTOR` (its
-items in `relaybay doctor`, which must load without Django: the doctor also runs when the
-settings are broken), and `transcripts.READER` when it has transcripts (agents/apps.py).
+starts), `setup.command.SETUP` (its part of `relaybay setup`), `setup.panel.PANEL` (its
+part of Settings → Integrations), `setup.doctor.DOCTOR` (its items in `relaybay doctor`,
+which must load without Django: the doctor also runs when the settings are broken), and
+`transcripts.READER` when it has transcripts (agents/apps.py).
 The first package is the default agent of `relaybay setup` and `relaybay hook`."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agents.setup.command import AgentSetup
     from agents.setup.doctor import Doctor
+    from agents.setup.panel import Panel
     from sessions.hooks.registry import AgentSpec
 
 PACKAGES: tuple[str, ...] = (
@@ -35,3 +37,8 @@ def doctors() -> tuple[Doctor, ...]:
 def setups() -> tuple[AgentSetup, ...]:
     """Every agent's part of `relaybay setup`, in the list's order (the first is the default)."""
     return tuple(import_module(f"{package}.setup.command").SETUP for package in PACKAGES)
+
+
+def panels() -> tuple[Panel, ...]:
+    """Every agent's part of Settings → Integrations, in the list's order."""
+    return tuple(import_module(f"{package}.setup.panel").PANEL for package in PACKAGES)

@@ -1,21 +1,19 @@
-"""Settings → Integrations: Claude Code and Codex on this machine, from the board (§5
+"""Settings → Integrations: every agent CLI on this machine, from the board (§5
 #spec-setup).
 
-The page shows what `relaybay setup` shows — detection, the plan for the chosen hook type,
-its diff, notes and hash — plus the check results and the unlinked hook sessions. Apply
-and Remove ask for confirmation on a rendered page and write only the plan that page
-showed: the form carries the plan hash, and a file that changed meanwhile is refused with
+For each agent of the registry (agents/registry.py), in its order, the page shows what
+`relaybay setup --agent …` shows — the package's facts section (detection, its file, the
+MCP registration), the plan for the chosen hook type, its diff, notes and hash — then the
+check results of all of them and the unlinked hook sessions. Apply and Remove ask for
+confirmation on a rendered page and write only the plan that page showed: the form
+carries the agent and the plan hash, and a file that changed meanwhile is refused with
 the new plan shown. Writes need the board cookie and the CSRF token (the middleware) and
 are refused with the Bearer token. Successful writes answer 303 with a flash (§9). The
 check, as `relaybay doctor`, gives an agent not connected one ok line naming the command.
 
-Codex is shown beside it: detected, its hooks in config.toml present and trusted, MCP
-registered, a hook event seen, each failure with its fix, and the `relaybay setup --agent
-codex` lines that connect it (the page writes only Claude Code's file).
-
-Detection runs `claude --version` (and `codex --version`) and the check calls this server
-over HTTP, so both run in a worker thread from async views: neither holds the thread the
-rest of Django needs.
+Detection runs the agents' CLIs (`<cli> --version`) and the check calls this server over
+HTTP, so both run in worker threads from async views: neither holds the thread the rest
+of Django needs. This module names no agent; each package's setup.panel does its part.
 """
 
 from __future__ import annotations
@@ -33,21 +31,17 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST, require_safe
 
-from agents.claude_code.setup import checks, detect
-from agents.claude_code.setup.plan import make_plan
-from agents.codex.setup import checks as codex_checks
-from agents.codex.setup import config as codex
-from agents.setup import document
+from agents.registry import panels, specs
 from agents.setup import items as setup_items
-from agents.setup.plan import Plan, PlanChanged, read_bytes, write_plan
-from agents.setup.target import server_target, target_problem
-from core import flash, tokens
+from agents.setup import server
+from agents.setup.panel import Panel, Plans
+from agents.setup.plan import Plan, PlanChanged, write_plan
+from core import flash
 from core.responses import plain
 from core.security import current_token, owner_only
 from relaybay_site.settings_pages import settings_sections
 from sessions.selectors import unlinked_hook_sessions
 
-MODES = ("command", "http")
 BEARER_REFUSAL = (
     "Refused: Settings → Integrations acts only for a signed-in browser (board cookie and "
     "CSRF token), not with the Bearer token."
@@ -56,11 +50,6 @@ CHANGED = (
     "{path} changed since the plan was shown, so nothing was written. The new plan is "
     "below: check it, then press {button} again."
 )
-
-
-def claude_home() -> Path:
-    """Whose Claude Code: the user running the server (HOME), as `relaybay setup` does."""
-    return Path.home()
 
 
 @dataclass(frozen=True)
@@ -92,81 +81,66 @@ def _line_class(line: str) -> str:
 
 @dataclass(frozen=True)
 class State:
-    """Detection and both plans for one hook type; `error` when the file is refused."""
+    """One agent's detection and both plans for one hook type."""
 
+    panel: Panel
     mode: str
-    claude: detect.ClaudeCode
-    settings_path: Path
-    apply: Plan | None
-    remove: Plan | None
-    error: str | None
-
-    def plan(self, action: str) -> Plan | None:
-        return self.apply if action == "apply" else self.remove
+    facts: dict[str, Any]
+    plans: Plans
 
 
-def _state(mode: str, claude: detect.ClaudeCode) -> State:
-    cfg = settings.RELAYBAY
-    target = server_target(cfg)
-    settings_path = detect.settings_file(claude_home())
-    problem = target_problem(target)
-    if problem:
-        return State(mode, claude, settings_path, None, None, problem)
-    try:
-        apply = make_plan(settings_path, target, action="apply", mode=mode)
-        remove = make_plan(settings_path, target, action="remove")
-    except document.SettingsError as exc:
-        return State(mode, claude, settings_path, None, None, f"Refused: {exc}")
-    except OSError as exc:
-        return State(mode, claude, settings_path, None, None, f"Cannot read {settings_path}: {exc}")
-    return State(mode, claude, settings_path, apply, remove, None)
+def _state(panel: Panel, mode: str | None, facts: dict[str, Any] | None = None) -> State:
+    """Detection (unless given) and the plans; the installed hook type when `mode` is None.
+    Subprocesses and file reads: a worker thread runs this."""
+    facts = panel.facts() if facts is None else facts
+    mode = mode or panel.installed_mode(settings.RELAYBAY.base_url)
+    return State(panel, mode, facts, panel.plans(mode, facts))
 
 
-def installed_mode(settings_path: Path, base_url: str) -> str:
-    """The hook type installed for this server: http when its hooks are http hooks."""
-    try:
-        data = document.parse(document.decode(read_bytes(settings_path)))
-    except (document.SettingsError, OSError):
-        return "command"
-    hooks = [h for found in checks.hooks_for(data, base_url).values() for h in found]
-    return "http" if any(h.get("type") == "http" for h in hooks) else "command"
+def _panel(raw: str | None) -> Panel | None:
+    """The agent a request names, the first of the registry when it names none."""
+    found = panels()
+    if not raw:
+        return found[0]
+    return next((p for p in found if p.name == raw), None)
 
 
-def _mode_of(raw: str | None) -> str | None:
-    """The chosen hook type, by default the installed one; None when the value is not one."""
-    if raw is None or raw == "":
-        return installed_mode(detect.settings_file(claude_home()), settings.RELAYBAY.base_url)
-    return raw if raw in MODES else None
+def _unknown_agent(raw: str | None) -> str:
+    names = " or ".join(p.name for p in panels())
+    return f"Unknown agent {raw!r}: choose {names}."
 
 
-def _unknown_mode(raw: str | None) -> str:
-    return f"Unknown hook type {raw!r}: choose command or http."
+def _unknown_mode(panel: Panel, raw: str | None) -> str:
+    return f"Unknown hook type {raw!r}: choose {' or '.join(panel.modes)}."
 
 
-def page_url(mode: str | None = None) -> str:
+def page_url(agent: str | None = None, mode: str | None = None) -> str:
+    """The page (for `agent`'s hook type `mode`); the first agent of the registry, the
+    default, is not named."""
     url = reverse("integrations")
-    return f"{url}?{urlencode({'mode': mode})}" if mode else url
+    agent = None if agent == panels()[0].name else agent
+    query = {k: v for k, v in (("agent", agent), ("mode", mode)) if v}
+    return f"{url}?{urlencode(query)}" if query else url
 
 
 # --- page context ---------------------------------------------------------------------------
 
 
-def _extra_notes(state: State, plan: Plan) -> tuple[str, ...]:
-    """Notes that depend on the detected Claude Code, not on the file (as the CLI prints)."""
-    if plan.action != "apply" or state.mode != "http":
-        return ()
-    note = detect.http_hooks_note(state.claude)
-    return (note,) if note else ()
-
-
 def _plan_context(state: State) -> dict[str, Any]:
+    panel, plans = state.panel, state.plans
+    notes = panel.apply_notes(state.mode, state.facts)
     return {
+        "agent": panel.name,
+        "title": panel.title,
+        "file_label": panel.file_label,
         "mode": state.mode,
-        "modes": MODES,
-        "settings_path": state.settings_path,
-        "settings_error": state.error,
-        "apply": _view(state.apply, _extra_notes(state, state.apply)) if state.apply else None,
-        "remove": _view(state.remove) if state.remove else None,
+        "modes": panel.modes,
+        "mode_help": panel.mode_help(state.mode),
+        "plan_help": panel.plan_help(),
+        "settings_path": plans.path,
+        "settings_error": plans.error,
+        "apply": _view(plans.apply, notes) if plans.apply else None,
+        "remove": _view(plans.remove) if plans.remove else None,
         "urls": {
             "page": reverse("integrations"),
             "plan": reverse("integrations_plan"),
@@ -176,84 +150,42 @@ def _plan_context(state: State) -> dict[str, Any]:
     }
 
 
-def _machine(state: State) -> dict[str, Any]:
-    cfg = settings.RELAYBAY
-    registered = detect.mcp_registration(claude_home() / ".claude.json")
-    return {
-        "claude_path": state.claude.path,
-        "connected": detect.claude_connected(claude_home()),
-        "claude_version": detect.show_version(state.claude.version),
-        "http_hooks": state.claude.http_hooks,
-        "http_minimum": detect.show_version(detect.MIN_HTTP_HOOKS_VERSION),
-        "desktop": detect.desktop_line(claude_home()),
-        "base_url": cfg.base_url,
-        "mcp_url": registered,
-        "mcp_other": bool(registered) and registered != cfg.base_url + "/mcp",
-        "mcp_command": tokens.mcp_add_command(cfg.base_url, "<token>"),
-    }
-
-
 def _check_context(items: list[dict[str, Any]] | None, message: str = "") -> dict[str, Any]:
     return {
         "check": items,
         "check_message": message,
         "check_url": reverse("integrations_check"),
+        "check_agents": ", ".join(p.title for p in panels()),
     }
 
 
-def _codex_files() -> dict[str, Any]:
-    """Codex's detection, its config.toml items and how to connect it: subprocesses and file
-    reads, so a worker thread runs this; `_page` adds the hook event seen (the database)."""
-    cfg = settings.RELAYBAY
-    home = codex.codex_home()  # the server's $CODEX_HOME, else ~/.codex, as setup's
-    found = codex.detect_codex()
-    using = codex_checks.connected(home)
-    token_file = str(tokens.token_path(cfg.home_path))
-    items = []
-    if using:
-        items = codex_checks.codex_items(
-            home, cfg.base_url, token_file, found, env=False, seen=False
-        )
-    offers = codex.offers_mcp_add(found)
+def _section(state: State) -> dict[str, Any]:
+    """One agent's part of the page: its facts (with its lines that need the database)
+    for its own template, and its plan."""
+    seen = [i.as_dict() for i in state.panel.seen_items()]
     return {
-        "path": found.path,
-        "version": detect.show_version(found.version),
-        "using": using,
-        "config": codex.config_file(home),
-        "items": [i.as_dict() for i in items],
-        "mcp_ok": any(i.ok for i in items if i.name == codex_checks.MCP),
-        "mcp_line": codex.mcp_add_command(cfg.base_url) if offers else None,
-        "mcp_table": None if offers else codex.mcp_table(cfg.base_url),
-        "token_export": codex.token_export(token_file),
-        "setup": codex_checks.setup_fix(home),
+        "template": state.panel.template,
+        "facts": {**state.facts, "seen": seen},
+        "plan": _plan_context(state),
     }
-
-
-def _with_seen(view: dict[str, Any] | None) -> dict[str, Any] | None:
-    if view is None or not view["using"]:
-        return view
-    seen = codex_checks.seen_item(database_file=False).as_dict()
-    return {**view, "items": [*view["items"], seen]}
 
 
 def _page(
     request: HttpRequest,
-    state: State,
+    states: list[State],
     *,
     refusal: str | None = None,
     status: int = 200,
-    codex_view: dict[str, Any] | None = None,
 ) -> HttpResponse:
     shown = flash.take(request)
     context = {
         "sections": settings_sections("integrations"),
-        "machine": _machine(state),
-        "codex": _with_seen(codex_view),
+        "agents": [_section(s) for s in states],
+        "titles": " and ".join(s.panel.title for s in states),
         "flash": shown,
         "refusal": refusal,
         "unlinked": unlinked_hook_sessions(),
         "unlinked_url": reverse("integrations_unlinked"),
-        **_plan_context(state),
         **(
             _check_context(list(shown.items), shown.message)
             if shown and shown.items
@@ -264,6 +196,19 @@ def _page(
     return flash.forget(request, response)
 
 
+async def _states(chosen: Panel | None = None, mode: str | None = None) -> list[State]:
+    """Every agent's state at once (each in a worker thread): `mode` for the chosen one,
+    the installed hook type for the others."""
+    return list(
+        await asyncio.gather(
+            *(
+                asyncio.to_thread(_state, panel, mode if panel is chosen else None)
+                for panel in panels()
+            )
+        )
+    )
+
+
 def _summary(items: list[setup_items.Item]) -> str:
     failed = sum(not i.ok for i in items)
     if not failed:
@@ -271,38 +216,39 @@ def _summary(items: list[setup_items.Item]) -> str:
     return f"Check: {failed} of {len(items)} items failed."
 
 
+def _refused_request(raw_agent: str | None, raw_mode: str | None) -> tuple[Panel | None, str]:
+    """The agent and why its mode cannot be used ("" when it can)."""
+    panel = _panel(raw_agent)
+    if panel is None:
+        return None, _unknown_agent(raw_agent)
+    if raw_mode and raw_mode not in panel.modes:
+        return panel, _unknown_mode(panel, raw_mode)
+    return panel, ""
+
+
 # --- views ----------------------------------------------------------------------------------
 
 
 @require_safe
 async def integrations(request: HttpRequest) -> HttpResponse:
-    raw = request.GET.get("mode")
-    mode = _mode_of(raw)
-    refusal = None if mode is not None else _unknown_mode(raw)
-    claude, codex_view = await asyncio.gather(
-        asyncio.to_thread(detect.detect_claude), asyncio.to_thread(_codex_files)
-    )
-    state = await asyncio.to_thread(_state, mode or _mode_of(None) or "command", claude)
+    panel, refusal = _refused_request(request.GET.get("agent"), request.GET.get("mode"))
+    mode = None if refusal else request.GET.get("mode") or None
+    states = await _states(panel, mode)
     return await sync_to_async(_page)(
-        request,
-        state,
-        refusal=refusal,
-        status=200 if refusal is None else 400,
-        codex_view=codex_view,
+        request, states, refusal=refusal or None, status=400 if refusal else 200
     )
 
 
 @require_safe
 async def integrations_plan(request: HttpRequest) -> HttpResponse:
-    """The plan section for the Hook type select (htmx swaps it in place)."""
+    """One agent's plan section for its Hook type select (htmx swaps it in place)."""
     raw = request.GET.get("mode")
-    mode = _mode_of(raw)
-    if mode is None:
-        return plain(_unknown_mode(raw), 400)
-    claude = await asyncio.to_thread(detect.detect_claude)
-    state = await asyncio.to_thread(_state, mode, claude)
+    panel, refusal = _refused_request(request.GET.get("agent"), raw)
+    if panel is None or refusal or not raw:
+        return plain(refusal or (_unknown_mode(panel, raw) if panel else ""), 400)
+    state = await asyncio.to_thread(_state, panel, raw)
     return await sync_to_async(render)(
-        request, "relaybay_site/partials/integrations_plan.html", _plan_context(state)
+        request, "relaybay_site/partials/integrations_plan.html", {"p": _plan_context(state)}
     )
 
 
@@ -319,15 +265,20 @@ def integrations_unlinked(request: HttpRequest) -> HttpResponse:
 @require_POST
 @owner_only(BEARER_REFUSAL)
 async def integrations_check(request: HttpRequest) -> HttpResponse:
-    """Run the §5 check items; htmx gets the results in place, a plain form a 303 + flash."""
-    items = await asyncio.to_thread(
-        checks.check_items,
-        settings.RELAYBAY.base_url,
-        current_token(),
-        claude_home(),
-        if_connected=True,
+    """The §5 check items: the server once, then each agent's; htmx gets the results in
+    place, a plain form a 303 + flash."""
+    items = await asyncio.to_thread(_server_items, current_token())
+    server_ok = items[0].ok
+    found = await asyncio.gather(
+        *(
+            asyncio.to_thread(
+                p.check_items, settings.RELAYBAY.base_url, current_token(), server_ok=server_ok
+            )
+            for p in panels()
+        )
     )
-    items += await _codex_check_items(current_token(), server_ok=items[0].ok)
+    for panel, agent_items in zip(panels(), found, strict=True):
+        items += agent_items + await sync_to_async(panel.seen_items)()
     rows = [i.as_dict() for i in items]
     if request.htmx:
         return await sync_to_async(render)(
@@ -335,96 +286,87 @@ async def integrations_check(request: HttpRequest) -> HttpResponse:
             "relaybay_site/partials/integrations_check.html",
             _check_context(rows, _summary(items)),
         )
-    mode = request.POST.get("mode")
-    target = page_url(mode if mode in MODES else None)
+    panel, refusal = _refused_request(request.POST.get("agent"), request.POST.get("mode"))
+    mode = request.POST.get("mode") if panel and not refusal else None
+    target = page_url(panel.name if panel and mode else None, mode)
     return flash.redirect_with(
         request, target, flash.Flash(_summary(items), all(i.ok for i in items), tuple(rows))
     )
 
 
-async def _codex_check_items(token: str, *, server_ok: bool) -> list[setup_items.Item]:
-    """Codex's items after Claude Code's when it is connected (else one ok line naming the
-    command): its hook route (when the server answered), config.toml and a hook event seen
-    (not RELAYBAY_TOKEN: the server's environment is not Codex's)."""
-    cfg = settings.RELAYBAY
-    home = codex.codex_home()
-    if not await asyncio.to_thread(codex_checks.connected, home):
-        connect = codex_checks.setup_fix(home, "--apply")
-        return [setup_items.not_connected(codex_checks.DETECTED, connect)]
-    found = await asyncio.to_thread(codex.detect_codex)
-    token_file = str(tokens.token_path(cfg.home_path))
-    items = []
-    if server_ok:
-        items.append(await asyncio.to_thread(codex_checks.endpoint_item, cfg.base_url, token))
-    items += await asyncio.to_thread(
-        codex_checks.codex_items, home, cfg.base_url, token_file, found, env=False, seen=False
-    )
-    seen = await sync_to_async(codex_checks.seen_item)(database_file=False)
-    return [*items, seen]
+def _server_items(token: str) -> list[setup_items.Item]:
+    """The server with the token, MCP, and a synthetic event on the first agent's route."""
+    base_url = settings.RELAYBAY.base_url
+    health = server.healthz(base_url)
+    reached = health is not None or server.listens(base_url)
+    return server.server_items(base_url, token, health, reached=reached, hook_path=specs()[0].path)
 
 
 @require_POST
 @owner_only(BEARER_REFUSAL)
 async def integrations_write(request: HttpRequest, action: str) -> HttpResponse:
     """Apply or Remove: confirm the plan shown, then write exactly that plan."""
-    raw = request.POST.get("mode", "command") if action == "apply" else "command"
-    mode = raw if raw in MODES else None
+    raw_mode = request.POST.get("mode", "") if action == "apply" else ""
+    panel, refusal = _refused_request(request.POST.get("agent"), raw_mode)
     expect = request.POST.get("expect", "").strip()
-    refusal = None
-    if mode is None:
-        refusal = _unknown_mode(raw) + " Nothing was written."
+    if refusal:
+        refusal += " Nothing was written."
     elif not expect:
         refusal = (
             "The plan hash (expect) is missing, so nothing was written: confirm the plan "
             "shown below."
         )
-    claude = await asyncio.to_thread(detect.detect_claude)
-    if refusal is not None:
-        state = await asyncio.to_thread(_state, _mode_of(None) or "command", claude)
-        return await sync_to_async(_page)(request, state, refusal=refusal, status=400)
-    return await sync_to_async(_write)(request, action, mode, expect, claude)
-
-
-def _write(
-    request: HttpRequest, action: str, mode: str, expect: str, claude: detect.ClaudeCode
-) -> HttpResponse:
-    state = _state(mode, claude)
-    plan = state.plan(action)
-    button = "Apply" if action == "apply" else "Remove"
+    if panel is None or refusal:
+        return await sync_to_async(_page)(request, await _states(), refusal=refusal, status=400)
+    state = await asyncio.to_thread(_state, panel, raw_mode or panel.modes[0])
+    plan = state.plans.plan(action)
     if plan is None:
-        return _page(request, state, refusal=state.error, status=409)
+        states = await _states(panel, state.mode)
+        return await sync_to_async(_page)(request, states, refusal=state.plans.error, status=409)
+    return await _write(request, plan, state, expect)
+
+
+async def _write(request: HttpRequest, plan: Plan, state: State, expect: str) -> HttpResponse:
+    action = plan.action
+    button = "Apply" if action == "apply" else "Remove"
+    changed = CHANGED.format(path=plan.path, button=button)
     if plan.hash != expect:
-        refusal = CHANGED.format(path=plan.path, button=button)
-        return _page(request, state, refusal=refusal, status=409)
+        states = await _states(state.panel, state.mode)
+        return await sync_to_async(_page)(request, states, refusal=changed, status=409)
     if request.POST.get("confirmed") != "yes":
-        return _confirm(request, state, plan)
+        return await sync_to_async(_confirm)(request, state, plan)
     try:
-        backup = write_plan(plan)
+        backup = await asyncio.to_thread(write_plan, plan)
     except PlanChanged:
-        refusal = CHANGED.format(path=plan.path, button=button)
-        return _page(request, _state(mode, claude), refusal=refusal, status=409)
+        states = await _states(state.panel, state.mode)
+        return await sync_to_async(_page)(request, states, refusal=changed, status=409)
     except OSError as exc:
-        return _page(request, state, refusal=f"Cannot write {plan.path}: {exc}", status=409)
-    back = page_url(mode if action == "apply" else None)
-    return flash.redirect_with(request, back, flash.Flash(_written(plan, backup)))
+        states = await _states(state.panel, state.mode)
+        refusal = f"Cannot write {plan.path}: {exc}"
+        return await sync_to_async(_page)(request, states, refusal=refusal, status=409)
+    back = page_url(state.panel.name, state.mode) if action == "apply" else page_url()
+    return flash.redirect_with(request, back, flash.Flash(_written(state.panel, plan, backup)))
 
 
-def _written(plan: Plan, backup: Path | None) -> str:
+def _written(panel: Panel, plan: Plan, backup: Path | None) -> str:
     if not plan.changed:
         return f"Nothing to write: {plan.path} already is as planned."
     done = "Removed relaybay's entries from" if plan.action == "remove" else "Wrote"
     kept = f" Backup: {backup}." if backup else ""
-    return f"{done} {plan.path}.{kept} Restart Claude Code sessions to load it."
+    return f"{done} {plan.path}.{kept} Restart {panel.title} sessions to load it."
 
 
 def _confirm(request: HttpRequest, state: State, plan: Plan) -> HttpResponse:
     context = {
         "sections": settings_sections("integrations"),
-        "plan": _view(plan, _extra_notes(state, plan)),
+        "plan": _view(plan, state.panel.apply_notes(state.mode, state.facts)),
+        "agent": state.panel.name,
+        "title": state.panel.title,
         "mode": state.mode,
-        "settings_path": state.settings_path,
+        "modes": state.panel.modes,
+        "settings_path": state.plans.path,
         "write_url": reverse(f"integrations_{plan.action}"),
-        "cancel_url": page_url(state.mode),
+        "cancel_url": page_url(state.panel.name, state.mode),
     }
     return render(request, "relaybay_site/integrations_confirm.html", context)
 

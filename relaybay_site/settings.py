@@ -17,6 +17,9 @@ REPO_DIR = PACKAGE_DIR.parent
 # them at the top of the repository.
 TEMPLATES_DIR = next(p for p in (PACKAGE_DIR / "templates", REPO_DIR / "templates") if p.is_dir())
 STATIC_DIR = next(p for p in (PACKAGE_DIR / "static", REPO_DIR / "static") if p.is_dir())
+# An agent's own templates stay in its package ("codex/templates/panel.html"): beside
+# relaybay_site in a checkout and in an installed wheel alike.
+AGENTS_DIR = REPO_DIR / "agents"
 
 SECRET_KEY = "relaybay-has-no-django-secrets"  # noqa: S105 - nothing signed with it
 DEBUG = False
@@ -50,7 +53,7 @@ MIDDLEWARE = [
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [TEMPLATES_DIR],
+        "DIRS": [TEMPLATES_DIR, AGENTS_DIR],
         "APP_DIRS": False,
         "OPTIONS": {
             "context_processors": ["relaybay_site.context.frame"],

@@ -135,11 +135,11 @@ def block(html: str, start: str, end: str) -> str:
 
 
 def apply_part(html: str) -> str:
-    return block(html, '<div class="ig-plan" id="ig-apply">', "</div>")
+    return block(html, '<div class="ig-plan" id="ig-claude-code-apply">', "</div>")
 
 
 def remove_part(html: str) -> str:
-    return block(html, '<div class="ig-plan" id="ig-remove">', "</div>")
+    return block(html, '<div class="ig-plan" id="ig-claude-code-remove">', "</div>")
 
 
 def form_hash(part: str) -> str:
@@ -221,7 +221,7 @@ def test_a_claude_on_path_is_shown_with_its_version_and_http_hooks_supported(
 ):
     exe = fake_claude("2.1.332 (Claude Code)")
     html = get_html(web)
-    detected = block(html, 'id="integrations-detection"', "</section>")
+    detected = block(html, 'id="integrations-claude-code"', "</section>")
     assert f"<code>{exe}</code> version 2.1.332" in detected
     assert '<span class="state-pill is-ok">Supported</span>' in detected
     assert "Not found" not in detected
@@ -230,7 +230,7 @@ def test_a_claude_on_path_is_shown_with_its_version_and_http_hooks_supported(
 
 
 def test_without_claude_on_path_the_page_says_not_found(web, settings_file):
-    detected = block(get_html(web), 'id="integrations-detection"', "</section>")
+    detected = block(get_html(web), 'id="integrations-claude-code"', "</section>")
     # not connected either: a warning, not a failure
     assert '<span class="state-pill is-warn">Not found</span>' in detected
     assert "is not on the PATH of the relaybay server" in detected
@@ -241,7 +241,7 @@ def test_without_claude_on_path_the_page_says_not_found(web, settings_file):
 def test_an_old_claude_has_no_http_hooks_and_http_mode_warns_about_it(web, fake_claude):
     exe = fake_claude("2.0.5 (Claude Code)")
     html = get_html(web)
-    detected = block(html, 'id="integrations-detection"', "</section>")
+    detected = block(html, 'id="integrations-claude-code"', "</section>")
     assert f"<code>{exe}</code> version 2.0.5" in detected
     assert '<span class="state-pill is-warn">Not supported</span>' in detected
     assert "Claude Code 2.1.63 or newer" in detected
@@ -262,7 +262,7 @@ def test_the_desktop_app_folder_is_reported_when_it_exists(web, profile):
 
 def test_without_claude_json_the_mcp_server_is_not_registered_and_the_line_hides_the_token(web):
     html = get_html(web)
-    mcp = block(html, '<dd id="ig-mcp">', "</dd>")
+    mcp = block(html, '<dd id="ig-claude-code-mcp">', "</dd>")
     assert '<span class="state-pill is-warn">Not registered</span>' in mcp
     line = mcp_add_command(django_settings.RELAYBAY.base_url, "<token>")
     assert (
@@ -280,7 +280,7 @@ def test_a_relaybay_mcp_server_for_this_url_is_registered(web, profile):
     (profile / ".claude.json").write_text(
         json.dumps({"mcpServers": {"relaybay": {"type": "http", "url": url}}})
     )
-    mcp = block(get_html(web), '<dd id="ig-mcp">', "</dd>")
+    mcp = block(get_html(web), '<dd id="ig-claude-code-mcp">', "</dd>")
     assert '<span class="state-pill is-ok">Registered</span>' in mcp
     assert f"<code>{url}</code>" in mcp
     assert "claude mcp add" not in mcp
@@ -290,7 +290,7 @@ def test_a_relaybay_mcp_server_for_another_url_is_reported(web, profile):
     (profile / ".claude.json").write_text(
         json.dumps({"mcpServers": {"relaybay": {"url": "http://127.0.0.1:9999/mcp"}}})
     )
-    mcp = block(get_html(web), '<dd id="ig-mcp">', "</dd>")
+    mcp = block(get_html(web), '<dd id="ig-claude-code-mcp">', "</dd>")
     assert '<span class="state-pill is-bad">Other URL</span>' in mcp
     assert "<code>http://127.0.0.1:9999/mcp</code>" in mcp
     assert "Registered</span>" not in mcp
@@ -353,9 +353,9 @@ def test_the_plan_fragment_is_only_the_plan_section(web, settings_file):
     response = web.get(f"{PAGE}/plan?mode=http")
     assert response.status_code == 200
     html = response.content.decode()
-    assert '<section class="ig-panel" id="integrations-plan"' in html
+    assert '<section class="ig-panel" id="integrations-plan-claude-code"' in html
     assert "<html" not in html
-    assert 'id="integrations-detection"' not in html
+    assert 'id="integrations-claude-code"' not in html
     assert 'id="integrations-check"' not in html
     expected = make_plan(settings_file, target(), action="apply", mode="http").hash
     assert form_hash(apply_part(html)) == expected
@@ -412,7 +412,7 @@ def test_apply_asks_for_confirmation_then_writes_backs_up_and_flashes_once(web, 
     assert shown.cookies[flash.COOKIE]["max-age"] == 0
     assert shown.cookies[flash.COOKIE].value == ""
     assert "Nothing to apply" in apply_part(html)
-    assert f'action="{APPLY}"' not in html
+    assert f'action="{APPLY}"' not in apply_part(html)
 
     again = get_html(web, done["Location"])
     assert 'id="flash"' not in again
@@ -524,7 +524,7 @@ def test_apply_without_the_plan_hash_is_refused_with_a_reason(web, settings_file
         # A refused write renders the page with the reason (§9), here with the plan to confirm.
         html = response.content.decode()
         assert "The plan hash (expect) is missing, so nothing was written" in refusal_of(html)
-        assert 'id="integrations-plan"' in html
+        assert 'id="integrations-plan-claude-code"' in html
     assert not settings_file.exists()
 
 
@@ -541,11 +541,12 @@ def test_an_invalid_settings_file_is_refused_on_the_page_and_on_write(web, setti
     shutil.copyfile(CORPUS / "invalid.json", settings_file)
     before = settings_file.read_bytes()
     html = get_html(web)
-    error = block(html, '<p class="error" id="ig-settings-error" role="alert">', "</p>")
+    error = block(html, '<p class="error" id="ig-claude-code-settings-error" role="alert">', "</p>")
     assert "Refused:" in error
-    assert f'action="{APPLY}"' not in html
-    assert f'action="{REMOVE}"' not in html
-    assert 'id="ig-apply"' not in html
+    plans = block(html, 'id="integrations-plan-claude-code"', "</section>")
+    assert f'action="{APPLY}"' not in plans
+    assert f'action="{REMOVE}"' not in plans
+    assert 'id="ig-claude-code-apply"' not in html
 
     for url in (APPLY, REMOVE):
         response = post(web, url, {"mode": "command", "expect": "0123456789ab", "confirmed": "yes"})
@@ -666,7 +667,7 @@ def test_run_check_with_htmx_answers_only_the_check_section(web, quiet_port):
     html = response.content.decode()
     assert '<section class="ig-panel" id="integrations-check"' in html
     assert "<html" not in html
-    assert 'id="integrations-plan"' not in html
+    assert 'id="integrations-plan-claude-code"' not in html
     rows = check_rows(html)
     assert rows[0][:2] == ("FAIL", "relaybay server")
     assert f'<input type="hidden" name="csrf_token" value="{csrf()}">' in html  # run it again
@@ -686,7 +687,7 @@ def test_run_check_checks_claude_code_once_relaybays_hooks_are_in_its_settings(
         ("FAIL", "MCP registered"),
         ("ok", "Codex"),
     ]
-    detected = block(get_html(web), 'id="integrations-detection"', "</section>")
+    detected = block(get_html(web), 'id="integrations-claude-code"', "</section>")
     assert '<span class="state-pill is-bad">Not found</span>' in detected  # connected, no CLI
 
 

@@ -105,38 +105,40 @@ def test_plan_apply_and_check_from_the_page(ig, new_page, shot):
     expect(page.get_by_role("heading", level=1)).to_have_text("Integrations")
     expect(page.locator('.settings-tabs [aria-current="page"]')).to_have_text("Integrations")
     expect(page.locator('#sidebar [aria-current="page"]')).to_have_text("Settings")
-    detected = page.locator("#integrations-detection")
+    detected = page.locator("#integrations-claude-code")
     expect(detected).to_contain_text(f"{ig.claude} version 2.1.332")
     expect(detected.locator(".state-pill.is-ok", has_text="Supported")).to_be_visible()
     expect(detected).to_contain_text(str(ig.settings_file))
-    expect(page.locator("#ig-mode")).to_have_value("command")
-    expect(page.locator("#ig-apply .ig-diff")).to_contain_text(base + HOOK_PATH)
-    expect(page.locator("#ig-remove")).to_contain_text("No relaybay entries to remove.")
+    expect(page.locator("#ig-claude-code-mode")).to_have_value("command")
+    expect(page.locator("#ig-claude-code-apply .ig-diff")).to_contain_text(base + HOOK_PATH)
+    expect(page.locator("#ig-claude-code-remove")).to_contain_text("No relaybay entries to remove.")
 
     # The Hook type select swaps the plan section in place: no navigation.
     page.evaluate("window.__igMarker = 'kept'")
-    shown_hash = page.locator("#ig-apply input[name=expect]").input_value()
-    page.locator("#ig-mode").select_option("http")
-    notes = page.locator("#ig-apply .ig-notes")
+    shown_hash = page.locator("#ig-claude-code-apply input[name=expect]").input_value()
+    page.locator("#ig-claude-code-mode").select_option("http")
+    notes = page.locator("#ig-claude-code-apply .ig-notes")
     expect(notes).to_contain_text(SESSIONSTART_NOTE)
-    expect(page.locator("#ig-mode")).to_have_value("http")
-    expect(page.locator("#ig-apply .ig-diff")).to_contain_text('"type": "http"')
+    expect(page.locator("#ig-claude-code-mode")).to_have_value("http")
+    expect(page.locator("#ig-claude-code-apply .ig-diff")).to_contain_text('"type": "http"')
     assert page.evaluate("window.__igMarker") == "kept"
     assert page.url == base + PAGE
-    assert page.locator("#ig-apply input[name=expect]").input_value() != shown_hash
+    assert page.locator("#ig-claude-code-apply input[name=expect]").input_value() != shown_hash
     notes.scroll_into_view_if_needed()
     shot(page, "integrations-plan-http")
 
-    page.locator("#ig-mode").select_option("command")
+    page.locator("#ig-claude-code-mode").select_option("command")
     expect(notes).to_have_count(0)
-    expect(page.locator("#ig-plan-title + form + p")).to_contain_text("command: each hook runs")
-    expect(page.locator("#ig-apply input[name=expect]")).to_have_value(shown_hash)
+    expect(page.locator("#ig-claude-code-plan-title + form + p")).to_contain_text(
+        "command: each hook runs"
+    )
+    expect(page.locator("#ig-claude-code-apply input[name=expect]")).to_have_value(shown_hash)
     assert page.evaluate("window.__igMarker") == "kept"
-    shot(page, "integrations-plan")
+    shot(page, "integrations-plan-claude-code")
 
     # Apply… asks on a page of its own, with the diff that will be written.
     w.remember_violations()
-    page.get_by_role("button", name="Apply…").click()
+    page.locator("#ig-claude-code-apply").get_by_role("button", name="Apply…").click()
     page.wait_for_url(base + PAGE + "/apply")
     expect(page.get_by_role("heading", level=1)).to_have_text("Apply relaybay's hooks?")
     expect(page.locator("#integrations-confirm .ig-diff")).to_contain_text(base + HOOK_PATH)
@@ -150,14 +152,14 @@ def test_plan_apply_and_check_from_the_page(ig, new_page, shot):
     page.wait_for_url(base + PAGE + "?mode=command")
     flash = page.locator("#flash")
     expect(flash).to_contain_text(f"Wrote {ig.settings_file}. Backup: ")
-    expect(page.locator("#ig-apply .ig-none")).to_contain_text("Nothing to apply")
-    expect(page.locator("#ig-remove button", has_text="Remove…")).to_be_visible()
+    expect(page.locator("#ig-claude-code-apply .ig-none")).to_contain_text("Nothing to apply")
+    expect(page.locator("#ig-claude-code-remove button", has_text="Remove…")).to_be_visible()
     shot(page, "integrations-written")
 
     # The flash is shown once.
     w.remember_violations()
     page.reload()
-    expect(page.locator("#ig-apply .ig-none")).to_contain_text("Nothing to apply")
+    expect(page.locator("#ig-claude-code-apply .ig-none")).to_contain_text("Nothing to apply")
     expect(flash).to_have_count(0)
 
     # Run check: the results replace the check section in place.
@@ -193,7 +195,7 @@ def test_the_page_and_the_check_results_fit_a_phone(ig, new_page, shot):
     w = new_page(**PHONE)
     page = w.page
     sign_in(page, ig.server, PAGE)
-    expect(page.locator("#ig-apply .ig-diff")).to_be_visible()
+    expect(page.locator("#ig-claude-code-apply .ig-diff")).to_be_visible()
     assert page.evaluate(NO_OVERFLOW), page.evaluate(SCROLL_WIDTH)
     shot(page, "integrations-phone")
 
@@ -213,7 +215,7 @@ def test_the_confirmation_and_the_written_page_fit_a_phone(ig, new_page, shot):
     page = w.page
     sign_in(page, ig.server, PAGE)
     w.remember_violations()
-    page.get_by_role("button", name="Apply…").click()
+    page.locator("#ig-claude-code-apply").get_by_role("button", name="Apply…").click()
     page.wait_for_url(ig.server.base_url + PAGE + "/apply")
     expect(page.get_by_role("button", name="Write the settings")).to_be_visible()
     shot(page, "integrations-phone-confirm")
@@ -222,8 +224,8 @@ def test_the_confirmation_and_the_written_page_fit_a_phone(ig, new_page, shot):
     w.remember_violations()
     page.get_by_role("button", name="Write the settings").click()
     page.wait_for_url(ig.server.base_url + PAGE + "?mode=command")
-    expect(page.locator("#ig-apply .ig-none")).to_contain_text("Nothing to apply")
-    page.locator("#ig-apply").scroll_into_view_if_needed()
+    expect(page.locator("#ig-claude-code-apply .ig-none")).to_contain_text("Nothing to apply")
+    page.locator("#ig-claude-code-apply").scroll_into_view_if_needed()
     shot(page, "integrations-phone-written")
     widths["written"] = page.evaluate(SCROLL_WIDTH)
     w.assert_clean()

@@ -150,7 +150,9 @@ def check_items(page: str) -> dict[str, tuple[bool, str]]:
 
 def apply_hash(page: str) -> str:
     """The plan hash the Apply form of the page carries."""
-    section = page.split('id="ig-apply"', 1)[1].split('id="ig-remove"', 1)[0]
+    section = page.split('id="ig-claude-code-apply"', 1)[1].split('id="ig-claude-code-remove"', 1)[
+        0
+    ]
     return re.search(r'name="expect" value="([0-9a-f]{12})"', section).group(1)
 
 

@@ -176,3 +176,66 @@ def test_run_check_adds_codex_after_claude_code_when_it_is_there(
         "Codex MCP registered",
         "Codex hook event seen",
     ]
+
+
+def _write_from_page(web: Client, action: str, expect: str) -> None:
+    """Apply or Remove Codex's plan as the page's two forms do: confirm, then write."""
+    from tests.test_views_integrations import post
+
+    url = f"/settings/integrations/{action}"
+    data = {"agent": "codex", "mode": "command", "expect": expect}
+    confirm = post(web, url, data)
+    assert confirm.status_code == 200
+    assert '<input type="hidden" name="agent" value="codex">' in confirm.content.decode()
+    done = post(web, url, {**data, "confirmed": "yes"})
+    assert done.status_code == 303, done.content
+    assert "Restart Codex sessions" in web.get(done["Location"]).content.decode()
+
+
+def _codex_hash(web: Client, action: str) -> str:
+    html = web.get(PAGE).content.decode()
+    part = re.search(rf'id="ig-codex-{action}">.*?</div>', html, re.S)
+    assert part is not None
+    found = re.search(r'name="expect" value="([0-9a-f]+)"', part[0])
+    assert found is not None, part[0]
+    return found[1]
+
+
+def test_codex_is_applied_and_removed_from_the_page_byte_for_byte(web, codex_home) -> None:
+    config = codex_home / "config.toml"
+    shutil.copyfile(HAND_WRITTEN, config)
+    before = config.read_bytes()
+
+    _write_from_page(web, "apply", _codex_hash(web, "apply"))
+    written = config.read_text()
+    assert "/hooks/codex" in written
+    assert written.startswith(before.decode()[:40])
+    assert list(codex_home.glob("config.toml.*")), "a backup beside config.toml"
+
+    _write_from_page(web, "remove", _codex_hash(web, "remove"))
+    assert config.read_bytes() == before
+
+
+def test_a_stale_codex_plan_is_refused_and_writes_nothing(web, codex_home) -> None:
+    from tests.test_views_integrations import post
+
+    config = codex_home / "config.toml"
+    shutil.copyfile(HAND_WRITTEN, config)
+    expect = _codex_hash(web, "apply")
+    config.write_bytes(config.read_bytes() + b"\n# edited meanwhile\n")
+    before = config.read_bytes()
+    data = {"agent": "codex", "mode": "command", "expect": expect, "confirmed": "yes"}
+    refused = post(web, "/settings/integrations/apply", data)
+    assert refused.status_code == 409
+    assert "changed since the plan was shown" in refused.content.decode()
+    assert config.read_bytes() == before
+
+
+def test_an_unknown_agent_is_a_400_that_names_the_agents(web, codex_home) -> None:
+    from tests.test_views_integrations import post
+
+    refused = post(web, "/settings/integrations/apply", {"agent": "nope", "expect": "x"})
+    assert refused.status_code == 400
+    text = refused.content.decode()
+    assert "Unknown agent &#x27;nope&#x27;: choose claude-code or codex" in text
+    assert web.get(PAGE + "?agent=nope").status_code == 400
