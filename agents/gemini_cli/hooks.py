@@ -36,14 +36,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.gemini_cli import tools
+from agents.gemini_cli import NAME, tools
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
 from sessions.hooks.payload import mapping, text
 from sessions.hooks.registry import AgentSpec, Capabilities
 
-AGENT = "gemini"
+AGENT = NAME
 TITLE = "Gemini CLI"
 MARK = "GM"
 PATH = "/hooks/gemini"
