@@ -1,6 +1,7 @@
-"""The command hook: forward one Claude Code hook event to relaybay (§4, §5).
+"""The command hook: forward one agent's hook event to relaybay (§4, §5).
 
-Run by Claude Code for every hook event as
+Run by the agent CLI for every hook event, with its own route (/hooks/claude-code,
+/hooks/codex, /hooks/gemini: its package's SPEC.path), as
 
     <python> -I -m relaybay.hook_client --url <base>/hooks/claude-code --token-file <file>
     <python> -I -m relaybay.hook_client --url <base>/hooks/claude-code/wait --token-file <file>
@@ -24,6 +25,9 @@ is https. tests/test_hook_client.py fails if one of them creeps back in.
 - Exit code 0 whatever happens (server down, slow, 4xx/5xx, bad JSON, no token file) —
   except --wait with a 200 {"wake": "<lines>"}: the lines go to stderr and the exit code
   is 2, which Claude Code's asyncRewake turns into a new turn with the lines as a reminder.
+  Never any other code: Gemini CLI reads 2 with stderr, 127 and anything from 3 up as a
+  deny of the tool (tests/test_hook_client_gemini.py), and nothing on stderr otherwise
+  (Gemini parses stderr when stdout is empty).
 
 The desktop app's session id (CLAUDE_CODE_HOST_SESSION_ID) and CLAUDE_CODE_SESSION_ATTENDED
 are added as relaybay_host_session / relaybay_host_attended to SessionStart only, the one
