@@ -5,7 +5,8 @@ starts), `setup.command.SETUP` (its part of `relaybay setup`), `setup.panel.PANE
 part of Settings → Integrations), `setup.doctor.DOCTOR` (its items in `relaybay doctor`,
 which must load without Django: the doctor also runs when the settings are broken), and
 `transcripts.READER` when it has transcripts (agents/apps.py).
-The first package is the default agent of `relaybay setup` and `relaybay hook`."""
+Each package's own `NAME` (its __init__.py) is the agent's name, known without Django;
+the first package is the default agent of `relaybay setup` and `relaybay hook`."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ PACKAGES: tuple[str, ...] = (
     "agents.claude_code",
     "agents.codex",
 )
+
+
+def names() -> tuple[str, ...]:
+    """Every agent's name, from its package alone (no Django: `relaybay hook --agent`)."""
+    return tuple(import_module(package).NAME for package in PACKAGES)
 
 
 def specs() -> tuple[AgentSpec, ...]:

@@ -117,11 +117,3 @@ def sign(token: str, purpose: str, data: str) -> str:
 def same(a: str | None, b: str) -> bool:
     """Constant-time comparison that tolerates a missing value."""
     return a is not None and hmac.compare_digest(a.encode(), b.encode())
-
-
-def mcp_add_command(base_url: str, token: str) -> str:
-    """The line that registers relaybay with Claude Code; setup never writes it (§4)."""
-    return (
-        f"claude mcp add --transport http --scope user relaybay {base_url}/mcp "
-        f'--header "Authorization: Bearer {token}"'
-    )

@@ -19,11 +19,10 @@ if TYPE_CHECKING:
 
 COMMANDS = {
     "serve": "Start the server (board, /mcp, /hooks) on 127.0.0.1.",
-    "token": "Print the `claude mcp add` line with the token; --rotate replaces the token.",
-    "setup": "Show or write relaybay's hooks for Claude Code or (--agent codex) Codex; dry run "
-    "by default.",
-    "doctor": "Check relaybay, the server and the Claude Code and Codex setup; writes nothing.",
-    "hook": "Forward one Claude Code hook event (stdin) to the server; what setup's hooks run.",
+    "token": "Print the token's MCP registration line; --rotate replaces the token.",
+    "setup": "Show or write relaybay's hooks for an agent CLI (--agent); dry run by default.",
+    "doctor": "Check relaybay, the server and each agent CLI you connected; writes nothing.",
+    "hook": "Forward one agent hook event (stdin) to the server; what setup's hooks run.",
     "demo": "Seed a made-up workspace into a data folder (--home, --force) to look around.",
 }
 
@@ -59,7 +58,7 @@ def _fail(message: str) -> int:
 
 def _usage() -> str:
     lines = [
-        f"relaybay {get_version()} — a live board for your Claude Code agents",
+        f"relaybay {get_version()} — a live board for your coding agents",
         "",
         "usage: relaybay <command> [options]   (relaybay <command> --help for options)",
         "",
@@ -81,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         flags, rest = split_setting_flags(args)
     except SystemExit:  # a setting flag at the very end, without its value
         if split_setting_flags(args[:-1])[1][:1] == ["hook"]:
-            return 0  # exit 2 would block Claude Code (see _hook); the message is on stderr
+            return 0  # exit 2 would block the agent (see _hook); the message is on stderr
         raise
     if rest[:1] == ["hook"] and not {"-h", "--help"} & set(rest):
         return _hook(flags, rest)
@@ -116,28 +115,56 @@ def _run(rest: list[str]) -> int:
     return 0
 
 
-HOOK_PATH = "/hooks/claude-code"
-WAIT_PATH = "/hooks/claude-code/wait"
+HOOK_ROUTE = "/hooks/<agent>"  # each agent's route (agents/<agent>/hooks.py's SPEC.path)
+WAIT_ROUTE = "/hooks/<agent>/wait"
 HOOK_OPTIONS = hook_client.OPTIONS
 HookUsageError = hook_client.UsageError  # an option `relaybay hook` does not take, or no value
 
 
-def parse_hook_options(argv: list[str]) -> tuple[str, str, bool]:
-    """(url, token file, wait) from `[--url U] [--token-file F] [--wait]`; "" when not given.
+def agent_names() -> tuple[str, ...]:
+    """The agents `relaybay hook --agent` takes, the default first (agents/registry.py)."""
+    from agents.registry import names
+
+    return names()
+
+
+def parse_hook_options(argv: list[str]) -> tuple[str, str, bool, str]:
+    """(url, token file, wait, agent) from `[--agent A] [--url U] [--token-file F] [--wait]`;
+    "" when not given.
 
     The hook client's own parser, strict: argparse is the management command's, and
     importing it (with Django) is what made every hook event cost most of a second.
     """
-    return hook_client.read_options(argv, strict=True)
+    agent = ""
+    rest = []
+    i = 0
+    while i < len(argv):
+        name, eq, value = argv[i].partition("=")
+        if name != "--agent":
+            rest.append(argv[i])
+        elif eq:
+            agent = value
+        elif i + 1 < len(argv):
+            i += 1
+            agent = argv[i]
+        else:
+            raise HookUsageError("--agent needs a value")
+        i += 1
+    if agent and agent not in agent_names():
+        raise HookUsageError(f"unknown agent {agent!r}: choose {', '.join(agent_names())}")
+    return (*hook_client.read_options(rest, strict=True), agent)
 
 
-def hook_client_argv(cfg: Config, url: str, token_file: str, wait: bool) -> list[str]:
+def hook_client_argv(
+    cfg: Config, url: str, token_file: str, wait: bool, agent: str = ""
+) -> list[str]:
     """The hook client's arguments, each default filled in from this configuration.
 
-    The base URL plus /hooks/claude-code (/hooks/claude-code/wait with --wait), and
-    <data folder>/token; the token is never created here.
+    The base URL plus /hooks/<agent> (/hooks/<agent>/wait with --wait; the default agent
+    when none is named), and <data folder>/token; the token is never created here.
     """
-    url = url or cfg.base_url + (WAIT_PATH if wait else HOOK_PATH)
+    route = "/hooks/" + (agent or agent_names()[0])
+    url = url or cfg.base_url + route + ("/wait" if wait else "")
     token_file = token_file or str(cfg.home_path / "token")
     return ["--url", url, "--token-file", token_file, *(["--wait"] if wait else [])]
 
@@ -147,15 +174,15 @@ def _hook(flags: dict[str, str], rest: list[str]) -> int:
 
     Every hook event pays this process's start-up, so Django is never set up here: the
     settings table gives the URL and token file and relaybay.hook_client does the rest.
-    Exit code 2 from a hook is a *blocking* error for Claude Code (a refused tool call, a
+    Exit code 2 from a hook is a *blocking* error for the agents (a refused tool call, a
     turn that cannot end), so a bad setting, an unknown option or any failure around the
     forwarder exits 0; only the forwarder's own wake-up answer exits 2.
     """
     from core.config import load_config
 
     try:
-        url, token_file, wait = parse_hook_options(rest[1:])
-        argv = hook_client_argv(load_config(flags=flags), url, token_file, wait)
+        url, token_file, wait, agent = parse_hook_options(rest[1:])
+        argv = hook_client_argv(load_config(flags=flags), url, token_file, wait, agent)
     except HookUsageError as exc:
         print(f"relaybay hook: {exc}", file=sys.stderr)
         return 0

@@ -633,10 +633,43 @@ def test_relaybay_hook_defaults_to_this_configuration(fake: FakeRelaybay, tmp_pa
     assert headers["Authorization"] == f"Bearer {TOKEN}"
 
 
+@pytest.mark.parametrize("spelling", [["--agent", "codex"], ["--agent=codex"]])
+def test_relaybay_hook_posts_to_the_route_of_the_agent_it_names(
+    fake: FakeRelaybay, tmp_path: Path, spelling: list[str]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "token").write_text(TOKEN)
+    fake.answer = Answer(204, b"")
+    proc = subprocess.run(
+        [*relaybay_hook_command(), *spelling, "--home", str(home), "--port", str(fake.port)],
+        input=b'{"hook_event_name": "Stop", "session_id": "s"}',
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    assert [path for path, _, _ in fake.requests] == ["/hooks/codex"]
+
+
+def test_relaybay_hook_names_the_agents_when_it_gets_one_it_does_not_know(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*relaybay_hook_command(), "--home", str(tmp_path), "--agent", "nope"],
+        input=b"{}",
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert b"unknown agent 'nope': choose claude-code, codex" in proc.stderr
+
+
 @pytest.mark.parametrize(
     "extra",
-    [["--port", "not-a-port"], ["--no-such-option"], ["--port"]],
-    ids=["bad-setting", "unknown-option", "setting-without-value"],
+    [["--port", "not-a-port"], ["--no-such-option"], ["--port"], ["--agent"]],
+    ids=["bad-setting", "unknown-option", "setting-without-value", "agent-without-value"],
 )
 def test_relaybay_hook_never_exits_2_on_its_own_errors(tmp_path: Path, extra: list[str]) -> None:
     """Exit code 2 would block the tool call or the end of the turn in Claude Code."""

@@ -20,6 +20,7 @@ from django.test import Client, RequestFactory
 from django.utils.html import escape
 
 from agents.claude_code.hooks import hook_event
+from agents.claude_code.setup.detect import mcp_add_command
 from agents.claude_code.setup.entries import EVENTS, is_relaybay_hook
 from agents.claude_code.setup.plan import HTTP_SESSIONSTART_NOTE, make_plan
 from agents.setup.plan import write_plan
@@ -27,7 +28,6 @@ from agents.setup.target import server_target
 from core import flash, tokens
 from core.config import Config
 from core.security import COOKIE_NAME, current_token
-from core.tokens import mcp_add_command
 from sessions.hooks import activity
 from tests.sessions.hook_payloads import CWD, payload
 from tests.support.server import write_fake_claude

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agents.claude_code import tools
+from agents.claude_code import NAME, tools
 from core import actor as actors
 from sessions.fields import desktop_id
 from sessions.hooks import event as ev
@@ -31,7 +31,7 @@ from sessions.hooks.registry import AgentSpec, Capabilities
 from sessions.models import Session
 from tasks.models import Event
 
-AGENT = "claude-code"
+AGENT = NAME
 TITLE = "Claude Code"
 MARK = "CC"
 PATH = "/hooks/claude-code"

@@ -29,14 +29,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.claude_code.hooks import context_answer
-from agents.codex import tools
+from agents.codex import NAME, tools
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
 from sessions.hooks.payload import mapping, text
 from sessions.hooks.registry import AgentSpec, Capabilities
 
-AGENT = "codex"
+AGENT = NAME
 TITLE = "Codex"
 MARK = "CX"
 PATH = "/hooks/codex"

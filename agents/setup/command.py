@@ -34,6 +34,12 @@ class AgentSetup(Protocol):
     name: str  # the --agent value, the agent's SPEC.name
     title: str  # "Claude Code"
     own: tuple[str, ...]  # the dests of the options it adds (refused for other agents)
+    connect_words: str  # how the banner names its connect line ("the claude mcp add line")
+
+    def connect_line(self, base_url: str, token: str) -> str:
+        """The line that registers relaybay's MCP server with the agent (never written by
+        relaybay); `relaybay token` and the banner print the default agent's."""
+        ...
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         """Its own options (each dest listed in `own`)."""

@@ -34,7 +34,6 @@ from agents.setup.server import (
     server_items,
 )
 from agents.setup.target import TOKEN_ENV
-from core import tokens
 
 HOOKS = "hooks in user settings"
 
@@ -186,7 +185,7 @@ def mcp_registered_item(claude_home: Path, base_url: str) -> Item:
 
 
 def _mcp_add(base_url: str) -> str:
-    line = tokens.mcp_add_command(base_url, "<token>")
+    line = detect.mcp_add_command(base_url, "<token>")
     return f"{line} (relaybay token prints it with your token)"
 
 

@@ -19,13 +19,16 @@ from agents.setup import command
 from agents.setup.command import Output
 from agents.setup.document import SettingsError
 from agents.setup.target import server_target, target_problem
-from core import tokens
 
 
 class ClaudeSetup:
     name = "claude-code"
     title = "Claude Code"
     own = ("mode", "wake", "no_wake", "force_wake", "claude_home")
+    connect_words = "the claude mcp add line"
+
+    def connect_line(self, base_url: str, token: str) -> str:
+        return detect.mcp_add_command(base_url, token)
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
@@ -127,7 +130,7 @@ def _print_mcp(out: Output, claude_home: Path, base_url: str) -> None:
         "MCP: relaybay is not registered for Claude Code. Register it with the line "
         "below (run relaybay token to print it with your token):"
     )
-    out.stdout.write(tokens.mcp_add_command(base_url, "<token>"))
+    out.stdout.write(detect.mcp_add_command(base_url, "<token>"))
 
 
 SETUP = ClaudeSetup()

@@ -126,3 +126,11 @@ def _claude_route(hook: Any) -> bool:
         return isinstance(url, str) and urlsplit(url).path in (HOOK_PATH, WAIT_PATH)
     except ValueError:
         return False
+
+
+def mcp_add_command(base_url: str, token: str) -> str:
+    """The line that registers relaybay with Claude Code; setup never writes it (§4)."""
+    return (
+        f"claude mcp add --transport http --scope user relaybay {base_url}/mcp "
+        f'--header "Authorization: Bearer {token}"'
+    )

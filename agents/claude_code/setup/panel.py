@@ -17,7 +17,6 @@ from agents.setup.panel import Plans
 from agents.setup.plan import read_bytes
 from agents.setup.server import relaybay
 from agents.setup.target import server_target, target_problem
-from core import tokens
 
 MODE_HELP = {
     "http": "http: Claude Code posts to relaybay itself with Authorization: Bearer "
@@ -59,7 +58,7 @@ class ClaudePanel:
             "base_url": cfg.base_url,
             "mcp_url": registered,
             "mcp_other": bool(registered) and registered != cfg.base_url + "/mcp",
-            "mcp_command": tokens.mcp_add_command(cfg.base_url, "<token>"),
+            "mcp_command": detect.mcp_add_command(cfg.base_url, "<token>"),
         }
 
     def installed_mode(self, base_url: str) -> str:

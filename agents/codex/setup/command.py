@@ -28,6 +28,11 @@ class CodexSetup:
     name = "codex"
     title = "Codex"
     own = ("codex_home",)
+    connect_words = "the codex mcp add line"
+
+    def connect_line(self, base_url: str, token: str) -> str:
+        """`codex mcp add …` with the token's variable: the token stays out of config.toml."""
+        return codex.mcp_add_command(base_url)
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(

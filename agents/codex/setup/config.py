@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from agents.codex import NAME
 from agents.setup import hook_line
 from agents.setup.found import parse_version, run
 from agents.setup.target import TOKEN_ENV, Target
 
 # The route of agents/codex/hooks.py (its PATH): one constant the adapter can import.
 CODEX_HOOK_PATH = "/hooks/codex"
-CODEX_AGENT = "codex"  # Session.agent of a session Codex's hooks report
+CODEX_AGENT = NAME  # Session.agent of a session Codex's hooks report
 CONFIG_NAME = "config.toml"
 MCP_NAME = "relaybay"
 # One group per event, each with one command handler.

@@ -1,4 +1,5 @@
-"""`relaybay hook [--url …] [--token-file …] [--wait]`: the hook client behind the CLI (§4).
+"""`relaybay hook [--agent …] [--url …] [--token-file …] [--wait]`: the hook client behind the
+CLI (§4).
 
 The same forwarder as `python -I -m relaybay.hook_client` (its `main` does all the work:
 stdin in, the server's JSON answer out, exit 0, or 2 for a wake-up with --wait). This
@@ -15,7 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from relaybay import hook_client
-from relaybay.cli import HOOK_PATH, WAIT_PATH, hook_client_argv
+from relaybay.cli import HOOK_ROUTE, WAIT_ROUTE, agent_names, hook_client_argv
 from relaybay_site.management.commands._flags import RelaybayCommand
 
 
@@ -25,14 +26,21 @@ class WakeUp(SystemExit):
 
 class Command(RelaybayCommand):
     help = (
-        "Forward one Claude Code hook event (JSON on stdin) to relaybay; print its answer. "
+        "Forward one agent hook event (JSON on stdin) to relaybay; print its answer. "
         "Always exits 0 (2 with --wait when the server wakes the session)."
     )
 
     def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+        names = agent_names()
+        parser.add_argument(
+            "--agent",
+            choices=names,
+            default=names[0],
+            help=f"Whose hook event it is (default: {names[0]}).",
+        )
         parser.add_argument(
             "--url",
-            help=f"Hook endpoint (default: base URL + {HOOK_PATH}; {WAIT_PATH} with --wait).",
+            help=f"Hook endpoint (default: base URL + {HOOK_ROUTE}; {WAIT_ROUTE} with --wait).",
         )
         parser.add_argument(
             "--token-file", help="File holding the token (default: <data folder>/token)."
@@ -46,7 +54,11 @@ class Command(RelaybayCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         wait = bool(options["wait"])
         argv = hook_client_argv(
-            settings.RELAYBAY, options["url"] or "", options["token_file"] or "", wait
+            settings.RELAYBAY,
+            options["url"] or "",
+            options["token_file"] or "",
+            wait,
+            options["agent"],
         )
         code = hook_client.main(argv)
         if code:

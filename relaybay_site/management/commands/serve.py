@@ -27,7 +27,8 @@ from django.core.management import call_command
 from django.db import connections
 from django.urls import reverse
 
-from core import heap, tokens
+from agents.registry import setups
+from core import heap
 from core.security import current_token
 from environments import secrets
 from memory import search as memory_search
@@ -250,7 +251,8 @@ class Command(RelaybayCommand):
         reactor.callWhenRunning(begin)
 
     def _print_banner(self, cfg: Any, token: str) -> None:
-        """One link to click and the exact line that connects Claude Code to this server.
+        """One link to click and the exact line that connects the default agent (the first of
+        agents/registry.py) to this server.
 
         Both hold the token, so they are printed only to a terminal: the person who ran
         `make run` gets a link to click, while output sent to a file or a service log,
@@ -258,14 +260,15 @@ class Command(RelaybayCommand):
         and names the command that prints it instead.
         """
         base = cfg.base_url
+        agent = setups()[0]
         self.stdout.write(f"relaybay {get_version()} on {base}  (data folder: {cfg.home})")
         if self.stdout.isatty():
             self.stdout.write(f"Sign in: open {base}{reverse('login')}?token={token}")
-            self.stdout.write(f"Connect Claude Code: {tokens.mcp_add_command(base, token)}")
+            self.stdout.write(f"Connect {agent.title}: {agent.connect_line(base, token)}")
         else:
             again = token_command(cfg)
             self.stdout.write(f"Sign in: open the link that `{again}` prints")
-            self.stdout.write(f"Connect Claude Code: run `{again}` for the claude mcp add line")
+            self.stdout.write(f"Connect {agent.title}: run `{again}` for {agent.connect_words}")
         self.stdout.flush()
 
     def _register_shutdown(self, application: Any) -> None:
