@@ -114,14 +114,17 @@ def bound_session_names(tasks: Sequence[LineTask]) -> dict[int, str]:
     return dict(fetch_all(sql.BOUND_SESSION_NAMES.text, [_task_ids(tasks)]))  # type: ignore[arg-type]
 
 
-def bound_session_facts(tasks: list[Task]) -> dict[int, tuple[int, str, bool, str | None, str]]:
-    """{task id: (id, name, agent_exact, agent_session_id, hook_status) of the bound session}, one
+def bound_session_facts(
+    tasks: list[Task],
+) -> dict[int, tuple[int, str, bool, str | None, str, str]]:
+    """{task id: (id, name, agent_exact, agent_session_id, hook_status, agent) of the bound
+    session}, one
     query: comments_list names each thread's recipient from these, and building 100 sessions
     cost it a quarter of its time."""
     if not tasks:
         return {}
     return {
-        row[0]: (row[1], row[2], bool(row[3]), row[4], row[5])
+        row[0]: (row[1], row[2], bool(row[3]), row[4], row[5], row[6])
         for row in fetch_all(sql.BOUND_SESSION_FACTS.text, [_task_ids(tasks)])
     }
 

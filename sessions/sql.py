@@ -32,6 +32,7 @@ class BoundFacts(NamedTuple):
     agent_exact: int
     agent_session_id: str | None
     hook_status: str
+    agent: str
 
 
 class Found(NamedTuple):
@@ -69,7 +70,9 @@ BOUND_SESSION_NAMES = Statement(
     twin="tests/test_rows_lists.py::test_task_list_answers_equal_the_querysets_they_replace",
 )
 BOUND_SESSION_FACTS = Statement(
-    _BOUND.format('s."id", s."name", s."agent_exact", s."agent_session_id", s."hook_status"'),
+    _BOUND.format(
+        's."id", s."name", s."agent_exact", s."agent_session_id", s."hook_status", s."agent"'
+    ),
     row=BoundFacts,
     twin="tests/test_rows_lists.py::test_comments_list_answers_equal_the_querysets_they_replace",
 )

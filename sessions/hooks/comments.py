@@ -212,8 +212,9 @@ def recipients(tasks: list[Task]) -> dict[int, Recipient]:
             session_id=session_id,
             exact=bool(agent_exact and agent_session_id),
             ended=hook_status == ENDED,
+            arrives=registry.comments_arrive(agent),
         )
-        for task_id, (session_id, name, agent_exact, agent_session_id, hook_status) in (
+        for task_id, (session_id, name, agent_exact, agent_session_id, hook_status, agent) in (
             selectors.bound_session_facts(tasks).items()
         )
     }

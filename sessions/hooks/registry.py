@@ -101,6 +101,24 @@ def get(name: str) -> AgentSpec | None:
     return _agents.get(name)
 
 
+KIND_WORDS = {
+    ev.SESSION_START: "session start",
+    ev.PROMPT: "prompt",
+    ev.PRE_TOOL: "tool call",
+    ev.POST_TOOL: "tool result",
+}
+
+
+def comments_arrive(name: str) -> str:
+    """When the agent reads an owner comment, in the board's words: "with its next hook
+    event", or the events whose context it reads ("with its next prompt or tool result")."""
+    kinds = capabilities(name).context_on
+    if kinds >= CONTEXT_KINDS:
+        return "with its next hook event"
+    words = [KIND_WORDS[k] for k in KIND_WORDS if k in kinds and k != ev.SESSION_START]
+    return "with its next " + " or ".join(words or ["hook event"])
+
+
 def capabilities(name: str) -> Capabilities:
     """The agent's capabilities; an unknown name has the defaults (it may ask, it has a turn
     end): what relaybay assumed before it knew more than one agent."""

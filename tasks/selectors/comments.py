@@ -55,7 +55,8 @@ class Recipient:
     name: str
     session_id: int
     exact: bool  # its agent linked its hook session itself: comments reach it (§4)
-    ended: bool = False  # its Claude Code session ended (a desktop session waits for its next)
+    ended: bool = False  # its agent session ended (a desktop session waits for its next)
+    arrives: str = "with its next hook event"  # when its agent reads a comment (its events)
 
 
 RecipientLookup = Callable[[list[Task]], dict[int, Recipient]]
@@ -152,7 +153,7 @@ class Thread:
                 "then reaches its agent."
             )
         if r.exact and not r.ended:
-            return f"New comments go to {r.name}, with its next hook event."
+            return f"New comments go to {r.name}, {r.arrives}."
         return (
             f"New comments go to {r.name}; they reach its agent once it links its hook "
             "session (hook_session on a write)."

@@ -77,3 +77,28 @@ def test_sessions_of_agents_with_a_turn_end_and_of_no_agent_say_nothing_of_it(
 def test_once_unregistered_the_fake_agent_is_unknown_and_says_nothing() -> None:
     assert registry.get(fake.AGENT) is None
     assert registry.capabilities(fake.AGENT).turn_end  # an unknown agent: the defaults
+
+
+def test_the_comment_box_says_a_comment_waits_for_an_event_whose_context_the_agent_reads(
+    web, fakecli: registry.AgentSpec
+) -> None:
+    """An agent that reads relaybay's context only on prompts and tool results (as Gemini
+    CLI) gets the comment with one of those; the thread's note says so, not "next hook
+    event"; an agent reading every event's context keeps the old words."""
+    from dataclasses import replace
+
+    from sessions.hooks import event as ev
+
+    narrow = replace(
+        fakecli,
+        capabilities=replace(fakecli.capabilities, context_on=frozenset({ev.PROMPT, ev.POST_TOOL})),
+    )
+    registry.register(narrow)
+    task = bound_to(narrow.name, "fake-two")
+    Session.objects.filter(name="fake-two").update(agent_exact=True)
+    response = web.get(f"/p/{task.project.slug}/t/{task.key}/comments/thread")
+    assert response.status_code == 200
+    assert "New comments go to fake-two, with its next prompt or tool result." in (
+        response.content.decode()
+    )
+    assert registry.comments_arrive("claude-code") == "with its next hook event"
