@@ -29,9 +29,10 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
-from sessions import touched
+from core.rows import fetch_all, fetch_one
+from sessions import sql, touched
 from sessions.hooks.answer import CONTEXT_BUDGET
-from tasks.models import COMMENT_OWNER, Comment, Decision, Report, Task
+from tasks.models import COMMENT_OWNER, Task
 from tasks.render_md import one_line
 from tasks.selectors import is_next_step_stale
 
@@ -117,9 +118,10 @@ def _next(task: Task, _now: datetime) -> str:
 
 
 def _report(task: Task, _now: datetime) -> str:
-    report = Report.objects.filter(task_id=task.pk).order_by("-id").first()
-    if report is None:
+    found = fetch_one(sql.BRIEF_REPORT.text, [task.pk])
+    if found is None:
         return ""
+    report = sql.LastReport(*found)
     text = f"Last report: {one_line(report.summary, SUMMARY_CUT)}"
     # The body is stored stripped: its first line is the summary's source.
     rest = "\n".join(report.body.strip().splitlines()[1:])
@@ -129,26 +131,27 @@ def _report(task: Task, _now: datetime) -> str:
 
 
 def _comments(task: Task, _now: datetime) -> str:
-    unread = Comment.objects.filter(task_id=task.pk, author_kind=COMMENT_OWNER, read_at=None)
-    newest = list(unread.order_by("-id").values_list("id", "body")[:1])
-    if not newest:
+    found = fetch_one(sql.BRIEF_UNREAD.text, [task.pk, COMMENT_OWNER])
+    if found is None:
         return ""
-    count = unread.count()
-    comment_id, body = newest[0]
+    newest = sql.NewestUnread(*found)
     return (
-        f"Owner comments unread: {count}; the newest (#{comment_id}): {one_line(body, COMMENT_CUT)}"
+        f"Owner comments unread: {newest.count}; the newest (#{newest.id}): "
+        f"{one_line(newest.body, COMMENT_CUT)}"
     )
 
 
 def _decisions(task: Task, _now: datetime) -> str:
-    current = Decision.objects.filter(task_id=task.pk, superseded_at=None).order_by("-id")
-    texts = list(current.values_list("text", flat=True)[: DECISIONS_SHOWN + 1])
-    if not texts:
+    found = [
+        sql.CurrentDecision(*row)
+        for row in fetch_all(sql.brief_decisions(DECISIONS_SHOWN), [task.pk])
+    ]
+    if not found:
         return ""
-    shown = " | ".join(one_line(t, DECISION_CUT) for t in texts[:DECISIONS_SHOWN])
-    more = ""
-    if len(texts) > DECISIONS_SHOWN:
-        more = f" (+{current.count() - DECISIONS_SHOWN} more)"
+    shown = " | ".join(one_line(d.text, DECISION_CUT) for d in found)
+    more = (
+        f" (+{found[0].count - DECISIONS_SHOWN} more)" if found[0].count > DECISIONS_SHOWN else ""
+    )
     return f"Decisions (newest first): {shown}{more}"
 
 
@@ -185,7 +188,8 @@ class TaskBrief:
 
 
 def task_brief(task: Task, now: datetime) -> TaskBrief:
-    """Read everything one task's brief says (a few small queries)."""
+    """Read everything one task's brief says: four statements written once (sessions/sql.py),
+    since every new binding's answer carries it."""
     found = [(slot, fn(task, now)) for slot, fn in _BUILT_IN]
     found += [(slot, fn(task)) for slot, fn in _sections]
     found.sort(key=lambda item: item[0].order)  # stable: a tie keeps the built-in first

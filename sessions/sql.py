@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from core.rows import Statement, columns, shape
-from sessions.models import KIND_NAMED, Session, SessionAlias, SessionTodo, TaskBinding
+from sessions.models import (
+    KIND_NAMED,
+    Session,
+    SessionAlias,
+    SessionTodo,
+    TaskBinding,
+    TouchedPath,
+)
+from tasks.models import Comment, Decision, Report
 
 ROWS = "tests/test_rows.py::"
 
@@ -112,3 +120,67 @@ SESSION_BY_DESKTOP = Statement(
     row=Session,
     twin=ROWS + "test_session_lookups_build_full_sessions",
 )
+
+
+# --- the resume brief (sessions/brief.py): a task's lines, read on every new binding ----------
+# Each was a queryset whose compiling cost more than its run; the bind answer carries them.
+
+BRIEF_TWIN = "tests/sessions/test_brief_reads.py::test_the_brief_reads_equal_the_querysets"
+
+
+class LastReport(NamedTuple):
+    summary: str
+    body: str
+
+
+class NewestUnread(NamedTuple):
+    id: int
+    body: str
+    count: int  # every unread owner comment of the task
+
+
+class CurrentDecision(NamedTuple):
+    text: str
+    count: int  # every current decision of the task
+
+
+class RecentPath(NamedTuple):
+    path: str
+
+
+BRIEF_REPORT = Statement(
+    f'SELECT summary, body FROM "{Report._meta.db_table}" '  # noqa: S608
+    "WHERE task_id = %s ORDER BY id DESC LIMIT 1",
+    row=LastReport,
+    twin=BRIEF_TWIN,
+)
+# The window's count is taken over every row the WHERE keeps, before the LIMIT.
+BRIEF_UNREAD = Statement(
+    f'SELECT id, body, count(*) OVER () FROM "{Comment._meta.db_table}" '  # noqa: S608
+    "WHERE task_id = %s AND author_kind = %s AND read_at IS NULL ORDER BY id DESC LIMIT 1",
+    row=NewestUnread,
+    twin=BRIEF_TWIN,
+)
+
+
+@shape(row=CurrentDecision, twin=BRIEF_TWIN)
+def brief_decisions(limit: int) -> str:
+    """The task's newest `limit` current decisions; param: the task."""
+    return (
+        f'SELECT text, count(*) OVER () FROM "{Decision._meta.db_table}" '  # noqa: S608
+        f"WHERE task_id = %s AND superseded_at IS NULL ORDER BY id DESC LIMIT {int(limit)}"
+    )
+
+
+@shape(row=RecentPath, twin=BRIEF_TWIN)
+def recent_paths(limit: int) -> str:
+    """The paths the task's sessions touched while bound to it since a moment, each once, by
+    its newest touch (then by path), the first `limit`; params: task, since, since."""
+    return (
+        f'SELECT p.path FROM "{TouchedPath._meta.db_table}" p '  # noqa: S608
+        f'INNER JOIN "{TaskBinding._meta.db_table}" b ON b.session_id = p.session_id '
+        "WHERE b.task_id = %s AND (b.unbound_at IS NULL OR b.unbound_at >= %s) "
+        "AND p.touched_at >= %s AND p.touched_at >= b.bound_at "
+        "AND (b.unbound_at IS NULL OR p.touched_at < b.unbound_at) "
+        f"GROUP BY p.path ORDER BY max(p.touched_at) DESC, p.path LIMIT {int(limit)}"
+    )

@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from sessions.models import Collision, Session, TaskBinding, TouchedPath
+from core.rows import fetch_all
+from sessions import sql
+from sessions.models import Collision, Session, TaskBinding
 from tasks.models import Task
 
 KEPT = timedelta(hours=2)  # a touched path is forgotten after this (and when the session ends)
@@ -18,30 +21,10 @@ RECENT = timedelta(minutes=30)  # another session's touch this recent is a colli
 
 def recent_paths(task: Task, *, limit: int = 10, now: datetime | None = None) -> list[str]:
     """The paths the task's sessions touched while bound to it, in the last two hours,
-    newest first (relative to the repository)."""
-    now = now or timezone.now()
-    since = now - KEPT
-    windows = list(
-        TaskBinding.objects.filter(task=task)
-        .exclude(unbound_at__lt=since)
-        .values_list("session_id", "bound_at", "unbound_at")
-    )
-    if not windows:
-        return []
-    rows = TouchedPath.objects.filter(
-        session_id__in={w[0] for w in windows}, touched_at__gte=since
-    ).order_by("-touched_at", "path")
-    found: list[str] = []
-    for session_id, path, at in rows.values_list("session_id", "path", "touched_at"):
-        bound = any(
-            s == session_id and start <= at and (end is None or at < end)
-            for s, start, end in windows
-        )
-        if bound and path not in found:
-            found.append(path)
-            if len(found) == limit:
-                break
-    return found
+    newest first (relative to the repository); one statement (sessions/sql.py)."""
+    since = connection.ops.adapt_datetimefield_value((now or timezone.now()) - KEPT)
+    rows = fetch_all(sql.recent_paths(limit), [task.pk, since, since])
+    return [sql.RecentPath(*row).path for row in rows]
 
 
 SHOWN_FOR = timedelta(hours=1)  # the Inbox and the panel show the last hour's collisions
