@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from core.rows import fetch_one
+from core.rows import fetch_one, update
 from sessions import sql
 from sessions.fields import Ident
 from sessions.models import (
@@ -201,10 +201,12 @@ def _status_events(session: Session, before: str, actor: str) -> list[Event]:
 
 
 def _close(binding: TaskBinding, *, actor: str, reason: str, now: datetime) -> None:
+    """End a binding, kept in the history: save(update_fields=…)'s UPDATE, written once."""
     binding.unbound_at = now
     binding.unbound_by = actor
     binding.unbind_reason = reason
-    binding.save(update_fields=["unbound_at", "unbound_by", "unbind_reason"])
+    values = {"unbound_at": now, "unbound_by": actor, "unbind_reason": reason}
+    update(TaskBinding, values, where={"id": binding.pk})
 
 
 def _stuck_event(task: Task, session_name: str, reason: str, *, actor: str) -> Event:

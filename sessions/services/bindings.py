@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import InvalidField, NotFound
+from core.rows import insert
 from sessions.fields import given, parse_session, parse_title
 from sessions.models import (
     KIND_DESKTOP,
@@ -21,6 +22,7 @@ from sessions.models import (
     SessionAlias,
     TaskBinding,
 )
+from sessions.selectors import binding_history
 from sessions.services._steps import _close, _resolve
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in, refuse_secrets
@@ -175,7 +177,7 @@ def _rebind(
     previous = current.session if current else None
     if current is not None:
         _close(current, actor=actor, reason=f"rebound to {target.name}", now=now)
-    TaskBinding.objects.create(task=task, session=target, bound_at=now, bound_by=actor)
+    insert(TaskBinding(task=task, session=target, bound_at=now, bound_by=actor))
     events.append(
         record_event(
             EventKind.TASK_SESSION_BOUND,
@@ -198,11 +200,10 @@ def _rebind(
 
 
 def _current_binding(task: Task) -> TaskBinding | None:
-    return (
-        TaskBinding.objects.select_related("session")
-        .filter(task=task, unbound_at__isnull=True)
-        .first()
-    )
+    """The task's open binding with its session: the latest binding, when it is open (a new
+    one is made only after the open one is closed), in one statement written once."""
+    latest = binding_history(task, 1)
+    return latest[0] if latest and latest[0].unbound_at is None else None
 
 
 def _alias_instead(
