@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.claude_code import NAME, tools
+from agents.shapes import hook_specific_output
 from core import actor as actors
 from sessions.fields import desktop_id
 from sessions.hooks import event as ev
@@ -182,15 +183,7 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
         output["permissionDecisionReason"] = answer.decision_reason
     if answer.lines:
         output["additionalContext"] = answer.context
-    return context_answer(NAMES[event.kind], output)
-
-
-def context_answer(name: str, output: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`{"hookSpecificOutput": {"hookEventName": name, …}}`, the shape Claude Code (and
-    Codex, which copied it) reads context and decisions from; None when it is empty."""
-    if not output:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": name, **output}}
+    return hook_specific_output(NAMES[event.kind], output)
 
 
 CAPABILITIES = Capabilities(

@@ -3,8 +3,8 @@
 The only place that knows Claude Code's tool names and the keys of their inputs: `Bash`
 runs a shell command; `mcp__<server>__<tool>` calls an MCP server; Edit, Write, MultiEdit
 and NotebookEdit change the file they name; AskUserQuestion and ExitPlanMode wait on the
-owner by themselves; everything else reads. Codex copied these shapes for Bash and MCP tools
-(agents/codex/tools.py uses `shell_or_mcp` from here).
+owner by themselves; everything else reads. The Bash and MCP names are the shared shapes
+of agents/shapes.py.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents.shapes import bash_or_mcp, first_text
 from sessions.hooks import event as ev
 from sessions.hooks.event import Tool
 from sessions.hooks.payload import first_line, text
@@ -25,7 +26,7 @@ WAITS_ON_KEYS = ("command", "file_path", "url", "pattern", "path")
 
 def tool(name: str, given: Mapping[str, Any]) -> Tool:
     """One Claude Code tool call as a neutral Tool."""
-    if (shared := shell_or_mcp(name, given)) is not None:
+    if (shared := bash_or_mcp(name, given)) is not None:
         return shared
     if name in ASKING_TOOLS:
         return Tool(name, ev.ASKS, given, waits_on=_asks(name, given))
@@ -35,24 +36,9 @@ def tool(name: str, given: Mapping[str, Any]) -> Tool:
     return Tool(name, ev.OTHER, given, waits_on=waits_on(given))
 
 
-def shell_or_mcp(name: str, given: Mapping[str, Any]) -> Tool | None:
-    """`Bash` with its command, and `mcp__<server>__<tool>`; None for any other name."""
-    if name == "Bash":
-        command = text(given, "command")
-        return Tool(name, ev.SHELL, given, command=command, waits_on=command)
-    if name.startswith("mcp__"):
-        server, _, mcp_tool = name[len("mcp__") :].partition("__")
-        return Tool(name, ev.MCP, given, mcp_server=server, mcp_tool=mcp_tool)
-    return None
-
-
 def waits_on(given: Mapping[str, Any]) -> str:
-    """What a tool call would wait on, as a waiting line shows it: its command, file, URL,
-    pattern or path (the first of them it has)."""
-    for key in WAITS_ON_KEYS:
-        if found := text(given, key):
-            return found
-    return ""
+    """What a tool call would wait on, as a waiting line shows it."""
+    return first_text(given, WAITS_ON_KEYS)
 
 
 def _asks(name: str, given: Mapping[str, Any]) -> str:

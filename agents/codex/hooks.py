@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.claude_code.hooks import context_answer
 from agents.codex import NAME, tools
+from agents.shapes import hook_specific_output
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
@@ -107,7 +107,7 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
         )
     if answer.lines:
         output["additionalContext"] = answer.context
-    return context_answer(NAMES[event.kind], output)
+    return hook_specific_output(NAMES[event.kind], output)
 
 
 # What does not work with Codex (docs/agents.md).

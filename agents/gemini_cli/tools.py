@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents.shapes import first_text
 from sessions.hooks import event as ev
 from sessions.hooks.event import Tool
 from sessions.hooks.payload import text
@@ -55,7 +56,4 @@ def mcp_names(name: str, context: Mapping[str, Any]) -> tuple[str, str]:
 
 def waits_on(given: Mapping[str, Any]) -> str:
     """What a tool call would wait on, as a waiting line shows it (its first such field)."""
-    for key in WAITS_ON_KEYS:
-        if found := text(given, key):
-            return found
-    return ""
+    return first_text(given, WAITS_ON_KEYS)

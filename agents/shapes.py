@@ -1,0 +1,41 @@
+"""Answer and tool shapes more than one agent CLI speaks (one copied the other's hook
+protocol): the `hookSpecificOutput` envelope, the `Bash` and `mcp__<server>__<tool>` tool
+names, and the first of an input's fields a waiting line shows. Kept here so that no agent
+package imports another's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sessions.hooks import event as ev
+from sessions.hooks.event import Tool
+from sessions.hooks.payload import text
+
+
+def hook_specific_output(name: str, output: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`{"hookSpecificOutput": {"hookEventName": name, …}}`, the envelope these CLIs read
+    context and decisions from; None when there is nothing to say."""
+    if not output:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": name, **output}}
+
+
+def bash_or_mcp(name: str, given: Mapping[str, Any]) -> Tool | None:
+    """`Bash` with its command, and `mcp__<server>__<tool>`; None for any other name."""
+    if name == "Bash":
+        command = text(given, "command")
+        return Tool(name, ev.SHELL, given, command=command, waits_on=command)
+    if name.startswith("mcp__"):
+        server, _, mcp_tool = name[len("mcp__") :].partition("__")
+        return Tool(name, ev.MCP, given, mcp_server=server, mcp_tool=mcp_tool)
+    return None
+
+
+def first_text(given: Mapping[str, Any], keys: Iterable[str]) -> str:
+    """The first of `keys` the input has as text: what a waiting line shows a tool call
+    waits on (its command, file, URL, pattern or path)."""
+    for key in keys:
+        if found := text(given, key):
+            return found
+    return ""
