@@ -134,6 +134,32 @@ def test_insert_writes_the_row_a_save_would():
     assert event._state.adding is False
 
 
+def test_a_task_inserted_is_the_row_a_save_would_write():
+    """task_create's INSERT: every column as save(force_insert=True) writes it."""
+    project = make_project("tins")
+    stamp = _now()
+
+    def task(number: int) -> Task:
+        return Task(
+            project=project,
+            number=number,
+            key=f"tins-{number}",
+            title="Made",
+            created_at=stamp,
+            updated_at=stamp,
+            stage_changed_at=stamp,
+            version=1,
+        )
+
+    inserted, saved = insert(task(1)), task(2)
+    saved.save(force_insert=True)
+    ours, theirs = (fields_of(Task.objects.get(pk=t.pk)) for t in (inserted, saved))
+    for name in ("id", "number", "key"):
+        del ours[name], theirs[name]
+    assert ours == theirs
+    assert fields_of(Task.objects.get(pk=inserted.pk)) == fields_of(inserted)
+
+
 def test_insert_keeps_a_key_of_the_objects_own():
     """A one-to-one primary key (a task's time tally) is written as the object holds it."""
     from effort.models import TaskEffort

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from core import actor as actors
 from core.errors import InvalidField
-from core.rows import update_if
+from core.rows import insert, update_if
 from tasks import extensions
 from tasks.events import EventKind, record_event
 from tasks.extensions import Actor, caller_in
@@ -73,7 +73,7 @@ def task_create(
         task.next_step_at = now if task.next_step else None
         if task.tracker_ref and "tracker_logged" not in values:
             task.tracker_logged = False
-        task.save(force_insert=True)
+        insert(task)  # save(force_insert=True)'s INSERT, written once (every task_create)
         if task.tracker_ref:
             TrackerEntry.objects.create(
                 task=task,
