@@ -32,6 +32,21 @@ def bash_or_mcp(name: str, given: Mapping[str, Any]) -> Tool | None:
     return None
 
 
+def common_fields(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields every input of these CLIs carries, as HookEvent's keywords: the session,
+    the event's name, the folder, the transcript, SessionStart's source, SessionEnd's reason
+    and whether the turn end already continued once (`stop_hook_active`)."""
+    return {
+        "session_id": text(payload, "session_id"),
+        "name": text(payload, "hook_event_name"),
+        "cwd": text(payload, "cwd"),
+        "transcript_path": text(payload, "transcript_path"),
+        "source": text(payload, "source"),
+        "reason": text(payload, "reason"),
+        "stop_continued": payload.get("stop_hook_active") is True,
+    }
+
+
 def first_text(given: Mapping[str, Any], keys: Iterable[str]) -> str:
     """The first of `keys` the input has as text: what a waiting line shows a tool call
     waits on (its command, file, URL, pattern or path)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.claude_code import NAME, tools
-from agents.shapes import hook_specific_output
+from agents.shapes import common_fields, hook_specific_output
 from core import actor as actors
 from sessions.fields import desktop_id
 from sessions.hooks import event as ev
@@ -71,20 +71,15 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
     if kind is None:
         return None
     tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.POST_TOOL) else None
-    reason = text(payload, "reason")
+    common = common_fields(payload)
     return HookEvent(
         agent=AGENT,
         kind=kind,
-        session_id=text(payload, "session_id"),
-        name=name,
-        cwd=text(payload, "cwd"),
-        transcript_path=text(payload, "transcript_path"),
-        source=text(payload, "source"),
-        reason=reason,
-        keeps_bindings=kind == ev.SESSION_END and reason in CAPABILITIES.end_keeps_bindings,
+        **common,
+        keeps_bindings=kind == ev.SESSION_END
+        and common["reason"] in CAPABILITIES.end_keeps_bindings,
         tool=tool,
         notice=_notice(payload) if kind == ev.NOTICE else None,
-        stop_continued=payload.get("stop_hook_active") is True,
         host=_host(payload, headers or {}),
         todo=_todo(payload)
         if kind == ev.POST_TOOL and tool and tool.name in tools.TODO_TOOLS

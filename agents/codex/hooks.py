@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.codex import NAME, tools
-from agents.shapes import hook_specific_output
+from agents.shapes import common_fields, hook_specific_output
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
@@ -69,19 +69,13 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
     return HookEvent(
         agent=AGENT,
         kind=kind,
-        session_id=text(payload, "session_id"),
-        name=name,
-        cwd=text(payload, "cwd"),
-        transcript_path="" if sub_agent else text(payload, "transcript_path"),
-        source=text(payload, "source"),
-        reason=text(payload, "reason"),
+        **{**common_fields(payload), **({"transcript_path": ""} if sub_agent else {})},
         keeps_bindings=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
         process_only=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
         tool=tool,
         notice=Notice(ev.PERMISSION, text(mapping(payload, "tool_input"), "description"))
         if kind == ev.NOTICE
         else None,
-        stop_continued=payload.get("stop_hook_active") is True,
     )
 
 

@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.gemini_cli import NAME, tools
+from agents.shapes import common_fields
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
@@ -78,17 +79,11 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
     return HookEvent(
         agent=AGENT,
         kind=kind,
-        session_id=text(payload, "session_id"),
-        name=name,
-        cwd=text(payload, "cwd"),
-        transcript_path=text(payload, "transcript_path"),
-        source=text(payload, "source"),
-        reason=text(payload, "reason"),
+        **common_fields(payload),
         keeps_bindings=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
         process_only=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
         tool=_tool(payload) if kind in (ev.PRE_TOOL, ev.POST_TOOL) else None,
         notice=_notice(payload) if kind == ev.NOTICE else None,
-        stop_continued=payload.get("stop_hook_active") is True,
     )
 
 
