@@ -230,3 +230,63 @@ class Collision(models.Model):
             models.Index(fields=["other", "told_other_at"], name="collision_to_tell"),
             models.Index(fields=["at"], name="collision_at"),
         ]
+
+
+# --- the owner approves from the board -----------------------------------------------------
+
+APPROVAL_SUMMARY_MAX = 2000
+APPROVAL_MESSAGE_MAX = 1000
+PENDING = "pending"
+APPROVED = "approved"
+DENIED = "denied"
+TERMINAL = "terminal"  # the person answered in the agent's own terminal first
+TIMED_OUT = "timed_out"
+GONE = "gone"  # the hook went away (the agent stopped, the session ended)
+APPROVAL_STATES = (PENDING, APPROVED, DENIED, TERMINAL, TIMED_OUT, GONE)
+FROM_CLI = "cli"  # the agent CLI's own permission prompt (PermissionRequest)
+FROM_GUARD = "guard"  # relaybay's guard decided "ask" for a stand at level ask
+APPROVAL_SOURCES = (FROM_CLI, FROM_GUARD)
+
+
+class ApprovalRequest(models.Model):
+    """A tool call that waits for the owner's Approve or Deny while its hook is held: the
+    agent CLI's own permission prompt, or the guard's ask. The summary of the call's input
+    is masked like the journal's; the request ends approved, denied (with the owner's
+    message), answered in the terminal, timed out, or gone with its hook."""
+
+    session = models.ForeignKey(
+        Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    task = models.ForeignKey(
+        Task, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    project = models.ForeignKey(
+        Project, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    agent = models.CharField(max_length=40)
+    agent_session_id = models.CharField(max_length=AGENT_ID_MAX, blank=True, default="")
+    source = models.CharField(max_length=10, choices=[(s, s) for s in APPROVAL_SOURCES])
+    tool = models.CharField(max_length=200)
+    summary = models.CharField(max_length=APPROVAL_SUMMARY_MAX, blank=True, default="")
+    # the guard's ask: the stand, the capability level and the rule, and its reason
+    stand = models.CharField(max_length=100, blank=True, default="")
+    level = models.CharField(max_length=40, blank=True, default="")
+    rule = models.CharField(max_length=200, blank=True, default="")
+    reason = models.CharField(max_length=APPROVAL_SUMMARY_MAX, blank=True, default="")
+    requested_at = models.DateTimeField()
+    deadline = models.DateTimeField()  # the hook is answered by then, whatever happens
+    state = models.CharField(
+        max_length=10, choices=[(s, s) for s in APPROVAL_STATES], default=PENDING
+    )
+    message = models.CharField(max_length=APPROVAL_MESSAGE_MAX, blank=True, default="")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=NAME_MAX, blank=True, default="")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["state", "requested_at"], name="approval_pending"),
+            models.Index(fields=["session", "state"], name="approval_session"),
+        ]
+
+    def __str__(self) -> str:
+        return f"approval #{self.pk} ({self.state}): {self.tool}"

@@ -61,6 +61,8 @@ class EventKind(StrEnum):
     ENVIRONMENT_PROPOSAL_ACCEPTED = "environment.proposal_accepted"
     ENVIRONMENT_PROPOSAL_REJECTED = "environment.proposal_rejected"
     LIVE_ACTION = "live.action"
+    APPROVAL_REQUESTED = "approval.requested"
+    APPROVAL_DECIDED = "approval.decided"
     DOCUMENT_UPDATED = "document.updated"
     MEMORY_ADDED = "memory.added"
     MEMORY_UPDATED = "memory.updated"
@@ -158,6 +160,9 @@ def to_message(event: Event, project: str | None, key: str | None) -> LiveMessag
     }
     if p.get("waiting"):  # what a session waits on: the browser notification names it
         data["waiting"] = p["waiting"]
+    if p.get("approval"):  # a held hook waits for this request's outcome (the live bus)
+        data["approval"] = p["approval"]
+        data["outcome"] = p.get("outcome", "")
     return LiveMessage(id=event.id, kind=event.kind, project=project, data=data)
 
 
@@ -242,6 +247,26 @@ def _live_action(p: dict[str, Any]) -> str:
     return text + (f" ({why})" if why else "")
 
 
+def _approval(p: dict[str, Any]) -> str:
+    """approval.requested / .decided: "Bash rm -rf build (deploy, ask, rule) — approved
+    after 42 s" — what was asked, on which stand and why, and how it ended."""
+    why = ", ".join(part for part in (p.get("stand"), p.get("level"), p.get("rule")) if part)
+    text = f"{p.get('tool', '')} {p.get('summary', '')}".strip() + (f" ({why})" if why else "")
+    outcome = p.get("outcome")
+    if not outcome:
+        asker = "the guard's ask" if p.get("source") == "guard" else "its permission prompt"
+        return f"{p.get('session', '')} waits for your approval ({asker}): {text}"
+    said = {
+        "approved": "approved",
+        "denied": "denied",
+        "terminal": "answered in the terminal",
+        "timed_out": "not answered in time",
+        "gone": "the hook went away",
+    }.get(outcome, outcome)
+    text = f"{text} — {said} after {p.get('waited', 0)} s"
+    return text + (f": {p['message']}" if p.get("message") else "")
+
+
 def _policy_updated(p: dict[str, Any]) -> str:
     """policy.updated: the scope, and what it widened on live (the owner confirmed it)."""
     text = f"policy of {p.get('scope', '')} changed"
@@ -288,6 +313,8 @@ _DESCRIBERS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{p.get('session', '')}: todo of {p.get('items', 0)} item(s)"
         + (f", now {p['in_progress']}" if p.get("in_progress") else "")
     ),
+    "approval.requested": _approval,
+    "approval.decided": _approval,
     "comment.added": _comment_added,
     "comment.delivered": lambda p: (
         f"owner comment #{p.get('comment_id')} delivered to {p.get('session', '')}"

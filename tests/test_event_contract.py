@@ -922,6 +922,83 @@ def _() -> Case:
     )
 
 
+APPROVAL = keys("approval", "agent", "source", "tool", "summary", "session", "stand", "level")
+
+
+def asked_approval() -> int:
+    """A guard's ask on the demo's kind of stand, held for the owner (inside a transaction,
+    as the hook's own)."""
+    from django.db import transaction
+
+    from sessions.approvals import services as approvals
+
+    task, alice = bound_to_alice()
+    asked = approvals.Asked(
+        agent="claude-code",
+        agent_session_id="cc-1",
+        source="guard",
+        tool="Bash",
+        summary="./deploy.sh",
+        stand="live",
+        level="ask",
+        reason="deploy on live asks the owner",
+    )
+    with transaction.atomic():
+        request = approvals.approval_requested_step(
+            asked, session=alice, task=task, seconds=540, actor=ACTOR
+        )
+    return request.pk
+
+
+@contract("approval.requested")
+def _() -> Case:
+    from django.db import transaction
+
+    from sessions.approvals import services as approvals
+
+    task, alice = bound_to_alice()
+    asked = approvals.Asked(
+        agent="claude-code",
+        agent_session_id="cc-1",
+        source="guard",
+        tool="Bash",
+        summary="./deploy.sh",
+        stand="live",
+        level="ask",
+    )
+
+    def call() -> None:
+        with transaction.atomic():
+            approvals.approval_requested_step(
+                asked, session=alice, task=task, seconds=540, actor=ACTOR
+            )
+
+    return Case(
+        call,
+        [("approval.requested", APPROVAL | {"waiting"})],
+        "alice waits for your approval (the guard's ask): Bash ./deploy.sh (live, ask)",
+    )
+
+
+@contract("approval.decided")
+def _() -> Case:
+    from sessions.approvals import services as approvals
+
+    approval = asked_approval()
+    call = partial(
+        approvals.approval_decide,
+        approval_id=approval,
+        approve=False,
+        message="not on a Friday",
+        actor=ACTOR,
+    )
+    return Case(
+        call,
+        [("approval.decided", APPROVAL | {"outcome", "waited", "message"})],
+        "Bash ./deploy.sh (live, ask) — denied after 0 s: not on a Friday",
+    )
+
+
 # --- memory (§8) ---------------------------------------------------------------------
 
 DOCUMENT = keys("name", "version", "section", "reason")
