@@ -57,7 +57,7 @@ def approval_requested_step(
     project: Project | None = task.project if task is not None else None
     if project is None and session is not None:
         project = session.project
-    request = ApprovalRequest.objects.create(
+    approval = ApprovalRequest.objects.create(
         session=session,
         task=task,
         project=project,
@@ -78,9 +78,9 @@ def approval_requested_step(
         project=project,
         task=task,
         actor=actor,
-        payload={**_facts(request), "waiting": waiting_line(request)},
+        payload={**_facts(approval), "waiting": waiting_line(approval)},
     )
-    return request
+    return approval
 
 
 def approval_decide(
@@ -96,28 +96,28 @@ def approval_decide(
             "the agent. Shorten it and press Deny again.",
         )
     with transaction.atomic(durable=True):
-        request = ApprovalRequest.objects.filter(pk=approval_id).first()
-        if request is None:
+        approval = ApprovalRequest.objects.filter(pk=approval_id).first()
+        if approval is None:
             raise NotFound(f"No approval request #{approval_id}: it may have been removed.")
-        if request.state != PENDING:
+        if approval.state != PENDING:
             raise InvalidField(
                 "approval",
-                f"Approval request #{approval_id} was already answered ({_said(request)}): "
+                f"Approval request #{approval_id} was already answered ({_said(approval)}): "
                 "nothing changed.",
             )
-        _end(request, APPROVED if approve else DENIED, actor, message if not approve else "")
-        return request
+        _end(approval, APPROVED if approve else DENIED, actor, message if not approve else "")
+        return approval
 
 
 def approval_ended(*, approval_id: int, state: str, actor: str) -> ApprovalRequest | None:
     """End a pending request without the owner (timed out, the hook gone, answered in the
     terminal); None when it had ended already (the owner was quicker)."""
     with transaction.atomic(durable=True):
-        request = ApprovalRequest.objects.filter(pk=approval_id, state=PENDING).first()
-        if request is None:
+        approval = ApprovalRequest.objects.filter(pk=approval_id, state=PENDING).first()
+        if approval is None:
             return None
-        _end(request, state, actor, "")
-        return request
+        _end(approval, state, actor, "")
+        return approval
 
 
 def answered_in_terminal_step(session: Session, *, actor: str) -> list[int]:
@@ -125,53 +125,53 @@ def answered_in_terminal_step(session: Session, *, actor: str) -> list[int]:
     its CLI's own prompt in the terminal; those requests leave the Inbox (inside the hook's
     transaction). The ids, so that their held hooks are let go."""
     pending = list(ApprovalRequest.objects.filter(session=session, state=PENDING, source=FROM_CLI))
-    for request in pending:
-        _end(request, TERMINAL, actor, "")
+    for approval in pending:
+        _end(approval, TERMINAL, actor, "")
     return [r.pk for r in pending]
 
 
-def _end(request: ApprovalRequest, state: str, actor: str, message: str) -> None:
+def _end(approval: ApprovalRequest, state: str, actor: str, message: str) -> None:
     now = timezone.now()
-    request.state, request.message = state, message
-    request.decided_at, request.decided_by = now, actor
-    request.save(update_fields=["state", "message", "decided_at", "decided_by"])
-    waited = max(0, round((now - request.requested_at).total_seconds()))
-    payload = {**_facts(request), "outcome": state, "waited": waited}
+    approval.state, approval.message = state, message
+    approval.decided_at, approval.decided_by = now, actor
+    approval.save(update_fields=["state", "message", "decided_at", "decided_by"])
+    waited = max(0, round((now - approval.requested_at).total_seconds()))
+    payload = {**_facts(approval), "outcome": state, "waited": waited}
     if message:
         payload["message"] = message
     record_event(
         EventKind.APPROVAL_DECIDED,
-        project=request.project,
-        task=request.task,
+        project=approval.project,
+        task=approval.task,
         actor=actor,
         payload=payload,
     )
 
 
-def _facts(request: ApprovalRequest) -> dict[str, object]:
+def _facts(approval: ApprovalRequest) -> dict[str, object]:
     facts: dict[str, object] = {
-        "approval": request.pk,
-        "agent": request.agent,
-        "source": request.source,
-        "tool": request.tool,
-        "summary": request.summary,
-        "session": request.session.name if request.session is not None else "",
+        "approval": approval.pk,
+        "agent": approval.agent,
+        "source": approval.source,
+        "tool": approval.tool,
+        "summary": approval.summary,
+        "session": approval.session.name if approval.session is not None else "",
     }
     for name in ("stand", "level", "rule"):
-        if value := getattr(request, name):
+        if value := getattr(approval, name):
             facts[name] = value
     return facts
 
 
-def waiting_line(request: ApprovalRequest) -> str:
+def waiting_line(approval: ApprovalRequest) -> str:
     """What the notification and the rows say the agent waits for."""
-    what = f"{request.tool} {request.summary}".strip()
+    what = f"{approval.tool} {approval.summary}".strip()
     return f"your approval: {what}"[:200]
 
 
-def _said(request: ApprovalRequest) -> str:
+def _said(approval: ApprovalRequest) -> str:
     return {
         APPROVED: "approved",
         DENIED: "denied",
         TERMINAL: "answered in the terminal",
-    }.get(request.state, request.state.replace("_", " "))
+    }.get(approval.state, approval.state.replace("_", " "))
