@@ -2,8 +2,9 @@
 
 A file that is exactly what `json.dumps` gives at its own indent (Claude Code writes its
 settings that way) is re-serialised whole with that indent. Any other file keeps every
-byte outside the "hooks" value: only that value's text is replaced (or a "hooks" member is
-inserted before the closing brace). Line endings (LF/CRLF) and the final newline are kept.
+byte outside the members relaybay changes ("hooks", and for an agent whose setup also
+writes its MCP server, that server's entry): only their text is replaced, inserted before
+the closing brace or cut. Line endings (LF/CRLF) and the final newline are kept.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def layout_of(text: str, data: dict[str, Any]) -> Layout:
 
 
 def render(text: str, layout: Layout, old: dict[str, Any], new: dict[str, Any]) -> str:
-    """The new file text: `new` differs from `old` at most in its "hooks" member."""
+    """The new file text: `new` differs from `old` in the members relaybay writes."""
     if new == old:
         return text
     if layout.canonical:

@@ -4,8 +4,10 @@ For a file that is not exactly `json.dumps` output, setup must still keep every 
 does not need to change. The top-level object, the "hooks" object and each event's list
 are scanned for the text span of every item; appended groups and events are inserted
 after the last item, removed ones are cut out with their comma, a changed group is
-rewritten alone. Anything else falls back to rewriting the event's list (or the "hooks"
-value) with the file's own indent and line ending.
+rewritten alone. Another top-level object an agent's setup writes into (an MCP server
+entry under "mcpServers") is edited member by member the same way. Anything else falls
+back to rewriting the event's list (or the member's value) with the file's own indent and
+line ending.
 """
 
 from __future__ import annotations
@@ -134,24 +136,94 @@ def hooks_edits(text: str, item: Item, old: dict, new: dict, style: Style) -> li
             edits += _list_edits(text, seen[event], old[event], groups, style)
     added = [(k, v) for k, v in new.items() if k not in seen]
     if added:
-        edits.append(_append(text, item.value_start, close, found, added, style))
+        edits.append(_append_after_kept(text, item.value_start, close, found, new, added, style))
     return edits
 
 
+def _append_after_kept(
+    text: str, opening: int, close: int, found: list[Item], new: dict, added: list, style: Style
+) -> tuple[int, int, str]:
+    """The edit appending `added` after the last item that stays (a cut item's end is no
+    place to write); _Overlap when none stays, so the whole value is rewritten instead."""
+    kept = [f for f in found if f.key in new]
+    if found and not kept:
+        raise _Overlap
+    return _append(text, opening, close, kept, added, style)
+
+
+def _cuts(found: list[Item], removed: list[int], close: int) -> list[tuple[int, int, str]]:
+    """One cut per run of neighbouring items, so removing two neighbours never overlaps."""
+    edits, runs = [], []
+    for index in sorted(removed):
+        if runs and runs[-1][1] == index - 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    for first, last in runs:
+        if first > 0:
+            edits.append((found[first - 1].value_end, found[last].value_end, ""))
+        else:
+            end = found[last + 1].start if last + 1 < len(found) else close
+            edits.append((found[0].start, end, ""))
+    return edits
+
+
+def _checked(edits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    edits = sorted(edits)
+    for (_, end, _), (start, _, _) in itertools.pairwise(edits):
+        if start < end:
+            raise _Overlap
+    return edits
+
+
+def object_edits(text: str, item: Item, old: dict, new: dict, style: Style) -> list:
+    """Edits turning the object at `item` from `old` into `new`, member by member: a member
+    removed is cut (every copy of a repeated key), a changed one has its value rewritten
+    alone, a new one is appended after the last."""
+    close, found = items(text, item.value_start)
+    last = {f.key: f for f in found}
+    edits = _cuts(found, [i for i, f in enumerate(found) if f.key not in new], close)
+    for key, value in new.items():
+        if key in last and old.get(key) != value:
+            f = last[key]
+            edits.append(
+                (f.value_start, f.value_end, indented(value, style, line_indent(text, f.start)))
+            )
+    added = [(k, v) for k, v in new.items() if k not in last]
+    if added:
+        edits.append(_append_after_kept(text, item.value_start, close, found, new, added, style))
+    return edits
+
+
+def _member_edits(text: str, item: Item, old: Any, new: Any, style: Style) -> list:
+    """Edits of one top-level member's value; the whole value rewritten when the finer
+    edits would touch the same text."""
+    try:
+        if item.key == "hooks" and isinstance(old, dict) and isinstance(new, dict):
+            return _checked(hooks_edits(text, item, old, new, style))
+        if isinstance(old, dict) and isinstance(new, dict):
+            return _checked(object_edits(text, item, old, new, style))
+    except _Overlap:
+        pass
+    base = line_indent(text, item.start)
+    return [(item.value_start, item.value_end, indented(new, style, base))]
+
+
 def splice(text: str, style: Style, old: dict[str, Any], new: dict[str, Any]) -> str:
-    """The new text; `new` differs from `old` at most in its "hooks" member."""
+    """The new text: only the top-level members whose value changed are touched ("hooks"
+    event by event and group by group, another object member by member), removed ones
+    are cut and new ones appended after the last."""
     first = _WS.match(text, 1 if text.startswith("\ufeff") else 0).end()
     close, found = items(text, first)
-    hooks = [i for i, f in enumerate(found) if f.key == "hooks"]
-    if "hooks" not in new:
-        return _apply(text, [_cut(found, hooks[-1], close)])
-    if not hooks:
-        return _apply(text, [_append(text, first, close, found, [("hooks", new["hooks"])], style)])
-    item = found[hooks[-1]]
-    try:
-        return _apply(text, hooks_edits(text, item, old.get("hooks", {}), new["hooks"], style))
-    except _Overlap:
-        base = line_indent(text, item.start)
-        return _apply(
-            text, [(item.value_start, item.value_end, indented(new["hooks"], style, base))]
-        )
+    last = {f.key: f for f in found}
+    edits = _cuts(found, [i for i, f in enumerate(found) if f.key not in new], close)
+    for key, value in new.items():
+        if key in last and old.get(key) != value:
+            edits += _member_edits(text, last[key], old.get(key), value, style)
+    added = [(k, v) for k, v in new.items() if k not in last]
+    if added:
+        try:
+            edits.append(_append_after_kept(text, first, close, found, new, added, style))
+        except _Overlap:  # every member goes and others come: the object is rewritten
+            return text[:first] + indented(new, style, "") + text[close + 1 :]
+    return _apply(text, edits)
