@@ -18,6 +18,7 @@ older commit) to profile that tree's code the same way.
 
 Run: .venv/bin/python bench/mcp_profile.py [--calls 300] [--tools task_set_stage,task_get]
      [--top 25] (the top-N functions of each profile; 0 prints the seams only)
+     [--streams 50] (live streams listening, as /events holds them: the SSE fan-out)
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ SEAMS: tuple[tuple[str, str, str], ...] = (
     ("  SQLite statements", "~", "{CheckedCursor.execute}"),
     ("  SQLite commit", "~", "{commit}"),
     ("live publish (after commit)", "core/live.py", "publish"),
+    ("  SSE fan-out (on the loop)", "core/live.py", "_deliver"),
     ("effort live notice", "effort/notify.py", "tasks_changed"),
 )
 
@@ -179,12 +181,29 @@ async def setup() -> tuple[str, list[str], str]:
     return made[0].obj.key, [m.obj.key for m in made[1:]], token
 
 
-async def run(calls: int, tools: list[str], top: int) -> None:
+async def listeners(count: int) -> list[asyncio.Task[None]]:
+    """`count` live streams' queues on this loop (what /events holds), each drained as the
+    stream would be: a write's publish after commit fans out to them."""
+    from core.live import bus
+
+    async def drain() -> None:
+        sub = bus.subscribe(None)
+        try:
+            while True:
+                await sub.queue.get()
+        finally:
+            bus.unsubscribe(sub)
+
+    return [asyncio.get_running_loop().create_task(drain()) for _ in range(count)]
+
+
+async def run(calls: int, tools: list[str], top: int, streams: int) -> None:
     import httpx2
 
     from relaybay_site.asgi import application
 
     key, bound, token = await setup()
+    drains = await listeners(streams)
     args = Arguments(key, bound)
     bare_server, bare = bare_app()
     product = httpx2.AsyncClient(
@@ -225,6 +244,8 @@ async def run(calls: int, tools: list[str], top: int) -> None:
             await timed(product, calls, tool, args(tool))
             prof.disable()
             profiles[tool] = prof
+    for drain in drains:
+        drain.cancel()
     print_seams(profiles, calls)
     for tool, prof in profiles.items() if top else ():
         for order in ("tottime", "cumulative"):
@@ -256,6 +277,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--tools", default=",".join((*WRITES, "task_get")))
     parser.add_argument("--top", type=int, default=0)
+    parser.add_argument("--streams", type=int, default=50, help="live streams listening")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="relaybay-profile-") as home:
         os.environ["RELAYBAY_HOME"] = home
@@ -266,7 +288,7 @@ def main() -> None:
         from core import tokens
 
         tokens.ensure_token(Path(home))
-        asyncio.run(run(opts.calls, opts.tools.split(","), opts.top))
+        asyncio.run(run(opts.calls, opts.tools.split(","), opts.top, opts.streams))
 
 
 if __name__ == "__main__":

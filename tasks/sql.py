@@ -14,7 +14,7 @@ from typing import NamedTuple
 from django.db.models import Model
 
 from core.rows import Statement, columns, shape
-from tasks.models import STAGES, Comment, Decision, Event, Project, ProjectRules, Task
+from tasks.models import STAGES, Comment, Decision, Event, Project, ProjectRules, Report, Task
 
 ROWS = "tests/test_rows.py::"
 LISTS = "tests/test_rows_lists.py::"
@@ -39,6 +39,10 @@ class Count(NamedTuple):
 class StageCount(NamedTuple):
     stage: str
     count: int
+
+
+class Found(NamedTuple):
+    found: int  # 1: there is such a row
 
 
 class NewestEvent(NamedTuple):
@@ -83,6 +87,14 @@ TASK_BY_KEY = Statement(
     f'LEFT OUTER JOIN {_RULES.table} ON r."project_id" = p."id" WHERE t."key" = %s',
     row=(Task, Project, ProjectRules),
     twin=ROWS + "test_get_task_equals_the_queryset_it_replaces",
+)
+
+# A move the rules ask a report for (by default every move to test): one since the last move?
+REPORT_SINCE = Statement(
+    f'SELECT 1 FROM "{Report._meta.db_table}" '  # noqa: S608
+    'WHERE "task_id" = %s AND "created_at" >= %s LIMIT 1',
+    row=Found,
+    twin=ROWS + "test_a_report_since_the_last_move_is_found_as_the_queryset_found_it",
 )
 
 

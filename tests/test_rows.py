@@ -419,3 +419,26 @@ def test_get_project_equals_the_queryset_it_replaces(with_rules):
             got.rules  # noqa: B018
     with pytest.raises(NotFound, match="Unknown project nope"):
         selectors.get_project("nope")
+
+
+def test_a_report_since_the_last_move_is_found_as_the_queryset_found_it():
+    from datetime import timedelta
+
+    from tasks.services._taskwrite import report_since
+
+    task = make_task(make_project("since"), "Reported")
+    other = make_task(task.project, "Other")
+    report = report_add(key=task.key, body="changed · M · one", actor=ACTOR).obj
+    report_add(key=other.key, body="changed · M · not this task", actor=ACTOR)
+    for moment in (
+        report.created_at - timedelta(seconds=1),
+        report.created_at,
+        report.created_at + timedelta(microseconds=1),
+        report.created_at + timedelta(days=1),
+    ):
+        found = Report.objects.filter(task_id=task.pk, created_at__gte=moment).exists()
+        assert report_since(task.pk, moment) is found
+        assert (
+            report_since(other.pk, moment)
+            is Report.objects.filter(task_id=other.pk, created_at__gte=moment).exists()
+        )

@@ -17,11 +17,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import InvalidField, RuleRefusal, VersionConflict
-from core.rows import StaleRow, update_if
-from tasks import extensions
+from core.rows import StaleRow, fetch_one, update_if
+from tasks import extensions, sql
 from tasks.events import EventKind, record_event
 from tasks.fields import EDITABLE_FIELD_NAMES
-from tasks.models import STAGES, Report, Task, TrackerEntry
+from tasks.models import STAGES, Task, TrackerEntry
 from tasks.rules import EffectiveRules, MoveFacts, check_move
 from tasks.selectors import is_next_step_stale
 
@@ -200,9 +200,7 @@ class TaskChange:
             size=task.size,
             plan_status=task.plan_status,
             has_report_since_stage_change=wants_report
-            and Report.objects.filter(
-                task_id=task.pk, created_at__gte=self.old_stage_changed_at
-            ).exists(),
+            and report_since(task.pk, self.old_stage_changed_at),
             field_values={name: getattr(task, name) for name in EDITABLE_FIELD_NAMES},
         )
         messages = check_move(rules.doc, target, facts, by_owner=by_owner)
@@ -342,6 +340,13 @@ def plan_status_step(
     for name, value in columns.items():
         setattr(task, name, value)
     return True
+
+
+def report_since(task_id: int, moment: datetime | None) -> bool:
+    """Whether the task has a report written at or after `moment` (its last move): asked on
+    every move to test by default, so one statement written once (tasks/sql.py)."""
+    since = transaction.get_connection().ops.adapt_datetimefield_value(moment)
+    return fetch_one(sql.REPORT_SINCE.text, [task_id, since]) is not None
 
 
 def _ordered(names: list[str]) -> list[str]:
