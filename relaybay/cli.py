@@ -128,9 +128,9 @@ def agent_names() -> tuple[str, ...]:
     return names()
 
 
-def parse_hook_options(argv: list[str]) -> tuple[str, str, bool, str]:
-    """(url, token file, wait, agent) from `[--agent A] [--url U] [--token-file F] [--wait]`;
-    "" when not given.
+def parse_hook_options(argv: list[str]) -> tuple[str, str, bool, str, str]:
+    """(url, token file, wait, agent, hold) from `[--agent A] [--url U] [--token-file F]
+    [--wait] [--hold S]`; "" when not given.
 
     The hook client's own parser, strict: argparse is the management command's, and
     importing it (with Django) is what made every hook event cost most of a second.
@@ -152,11 +152,12 @@ def parse_hook_options(argv: list[str]) -> tuple[str, str, bool, str]:
         i += 1
     if agent and agent not in agent_names():
         raise HookUsageError(f"unknown agent {agent!r}: choose {', '.join(agent_names())}")
-    return (*hook_client.read_options(rest, strict=True), agent)
+    url, token_file, wait, hold = hook_client.read_options(rest, strict=True)
+    return url, token_file, wait, agent, hold
 
 
 def hook_client_argv(
-    cfg: Config, url: str, token_file: str, wait: bool, agent: str = ""
+    cfg: Config, url: str, token_file: str, wait: bool, agent: str = "", hold: str = ""
 ) -> list[str]:
     """The hook client's arguments, each default filled in from this configuration.
 
@@ -166,7 +167,8 @@ def hook_client_argv(
     route = "/hooks/" + (agent or agent_names()[0])
     url = url or cfg.base_url + route + ("/wait" if wait else "")
     token_file = token_file or str(cfg.home_path / "token")
-    return ["--url", url, "--token-file", token_file, *(["--wait"] if wait else [])]
+    held = ["--hold", hold] if hold else []
+    return ["--url", url, "--token-file", token_file, *(["--wait"] if wait else []), *held]
 
 
 def _hook(flags: dict[str, str], rest: list[str]) -> int:
@@ -181,8 +183,8 @@ def _hook(flags: dict[str, str], rest: list[str]) -> int:
     from core.config import load_config
 
     try:
-        url, token_file, wait, agent = parse_hook_options(rest[1:])
-        argv = hook_client_argv(load_config(flags=flags), url, token_file, wait, agent)
+        url, token_file, wait, agent, hold = parse_hook_options(rest[1:])
+        argv = hook_client_argv(load_config(flags=flags), url, token_file, wait, agent, hold)
     except HookUsageError as exc:
         print(f"relaybay hook: {exc}", file=sys.stderr)
         return 0

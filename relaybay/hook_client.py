@@ -18,7 +18,10 @@ is https. tests/test_hook_client.py fails if one of them creeps back in.
 
 "Never in the way when relaybay is down" (§4 #spec-hooks):
 - 0.3 s per network step (connect, send, each read); a whole event never takes more than
-  TOTAL_SECONDS. With --wait (the wake-up hook) the answer may take up to WAIT_SECONDS.
+  TOTAL_SECONDS. With --wait (the wake-up hook) the answer may take up to WAIT_SECONDS;
+  with --hold S (a PreToolUse or PermissionRequest whose answer may wait for the owner's
+  Approve or Deny on the board) up to S seconds, which the server is told (HOLD_HEADER) so
+  that it answers first: setup writes S a little under the hook's own timeout.
 - Never a system proxy: a plain socket to the URL's host:port (HTTP_PROXY, HTTPS_PROXY,
   ALL_PROXY and NO_PROXY are never read; urllib is never used).
 - stdout gets only the server's answer, and only when it is a 200 with a JSON object.
@@ -49,6 +52,8 @@ if TYPE_CHECKING:
 STEP_SECONDS = 0.3  # each connect, send and read (§4)
 TOTAL_SECONDS = 2.0  # a server that drips bytes: the hook's own timeout is 3 s (§5)
 WAIT_SECONDS = 1790.0  # --wait: the wake-up hook's timeout is 1800 s; the server holds 1500
+HOLD_MAX = 3600.0  # --hold: the longest answer a held hook waits for (the owner's decision)
+HOLD_HEADER = "X-Relaybay-Hold"  # how long this client waits: the server holds less
 MAX_ANSWER = 1 << 20  # the server's answers are small; never buffer more than this
 HOST_SESSION_ENV = "CLAUDE_CODE_HOST_SESSION_ID"
 HOST_ATTENDED_ENV = "CLAUDE_CODE_SESSION_ATTENDED"
@@ -60,15 +65,16 @@ class _Deadline(Exception):
     """The whole event took longer than its budget."""
 
 
-OPTIONS = ("--url", "--token-file")
+OPTIONS = ("--url", "--token-file", "--hold")
 
 
 class UsageError(ValueError):
     """An option without its value, or (strict) one the hook does not take."""
 
 
-def read_options(argv: list[str], *, strict: bool = False) -> tuple[str, str, bool]:
-    """(url, token file, wait) from `[--url U] [--token-file F] [--wait]`; "" when not given.
+def read_options(argv: list[str], *, strict: bool = False) -> tuple[str, str, bool, str]:
+    """(url, token file, wait, hold) from `[--url U] [--token-file F] [--wait] [--hold S]`;
+    "" when not given.
 
     A hand-made parser shared with `relaybay hook` (relaybay/cli.py): argparse alone costs
     about 7 ms of every hook event's start-up. An option without its value raises
@@ -91,18 +97,23 @@ def read_options(argv: list[str], *, strict: bool = False) -> tuple[str, str, bo
         elif strict:
             raise UsageError(f"unrecognized argument: {argv[i]}")
         i += 1
-    return values["--url"], values["--token-file"], wait
+    return values["--url"], values["--token-file"], wait, values["--hold"]
 
 
-def parse_args(argv: list[str]) -> tuple[str, str, bool] | None:
-    """(url, token file, wait) from `--url U --token-file F [--wait]`; None when incomplete."""
+def parse_args(argv: list[str]) -> tuple[str, str, bool, float] | None:
+    """(url, token file, wait, hold seconds) from `--url U --token-file F [--wait]
+    [--hold S]`; None when incomplete. A hold that is not a number is no hold."""
     try:
-        url, token_file, wait = read_options(argv)
+        url, token_file, wait, hold = read_options(argv)
     except UsageError:
         return None
     if not url or not token_file:
         return None
-    return url, token_file, wait
+    try:
+        seconds = float(hold or 0)
+    except ValueError:
+        seconds = 0.0
+    return url, token_file, wait, seconds if 0 < seconds <= HOLD_MAX else 0.0
 
 
 def with_host_session(body: bytes, environ: dict[str, str] | os._Environ[str]) -> bytes:
@@ -148,8 +159,11 @@ def split_url(url: str) -> tuple[str, str, int, str]:
     return scheme, host, int(port_text) if port_text else default_port, path
 
 
-def request_head(host: str, port: int, scheme: str, path: str, token: str, size: int) -> bytes:
-    """The request line and headers; ValueError for a value that would break the request."""
+def request_head(
+    host: str, port: int, scheme: str, path: str, token: str, size: int, hold: float = 0.0
+) -> bytes:
+    """The request line and headers; ValueError for a value that would break the request.
+    A held hook says how long it waits (HOLD_HEADER), so the server answers before that."""
     name = f"[{host}]" if ":" in host else host
     default = 443 if scheme == "https" else 80
     host_header = name if port == default else f"{name}:{port}"
@@ -163,7 +177,8 @@ def request_head(host: str, port: int, scheme: str, path: str, token: str, size:
         "Content-Type: application/json\r\n"
         f"Content-Length: {size}\r\n"
         f"User-Agent: {USER_AGENT}\r\n"
-        "Connection: close\r\n\r\n"
+        + (f"{HOLD_HEADER}: {int(hold)}\r\n" if hold >= 1 else "")
+        + "Connection: close\r\n\r\n"
     ).encode("ascii")
 
 
@@ -259,14 +274,14 @@ class _Response:
         return status, self.rest()
 
 
-def post(url: str, token: str, body: bytes, wait: bool) -> tuple[int, bytes]:
+def post(url: str, token: str, body: bytes, wait: bool, hold: float = 0.0) -> tuple[int, bytes]:
     """POST the body straight to the URL's host:port (no proxy); (status, answer body).
 
     A socket and a few lines of HTTP/1.1 instead of http.client: importing http.client
     (email parsing, ssl) doubles this process's start-up, which every hook event pays.
     """
     scheme, host, port, path = split_url(url)
-    head = request_head(host, port, scheme, path, token, len(body))
+    head = request_head(host, port, scheme, path, token, len(body), hold)
     if scheme == "https":  # only for a TLS front: socket and ssl cost 10-20 ms to import
         import socket
         import ssl
@@ -277,8 +292,8 @@ def post(url: str, token: str, body: bytes, wait: bool) -> tuple[int, bytes]:
         sock = connect(host, port)
     try:
         sock.sendall(head + body)
-        if wait:
-            sock.settimeout(WAIT_SECONDS)  # the server holds the request (§4 wake-up)
+        if wait or hold >= 1:  # the server holds the request: the wake-up, the owner's answer
+            sock.settimeout(WAIT_SECONDS if wait else hold)
         return _Response(sock).read()
     finally:
         sock.close()
@@ -311,15 +326,15 @@ def forward(
     args = parse_args(argv)
     if args is None:
         return 0
-    url, token_file, wait = args
+    url, token_file, wait, hold = args
     with open(token_file, encoding="utf-8") as f:
         token = f.read().strip()
     if not token:
         return 0
     body = with_host_session(stdin.read(), environ)
-    _arm_deadline(WAIT_SECONDS + 5 if wait else TOTAL_SECONDS)
+    _arm_deadline(WAIT_SECONDS + 5 if wait else max(TOTAL_SECONDS, hold + 2))
     try:
-        status, answer = post(url, token, body, wait)
+        status, answer = post(url, token, body, wait, hold)
     finally:
         _disarm_deadline()
     if status != 200:

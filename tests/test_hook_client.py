@@ -741,3 +741,32 @@ def test_relaybay_hook_against_a_closed_port_exits_0(token_file: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}/hooks/claude-code"
     result = run_client(url, token_file, b"{}", command=relaybay_hook_command())
     assert (result.code, result.stdout, result.stderr) == (0, b"", b"")
+
+
+# --- a held hook (the owner's Approve or Deny) ---------------------------------------------
+
+
+def test_a_held_hook_waits_for_the_answer_and_tells_the_server_how_long(
+    fake: FakeRelaybay, token_file: Path
+) -> None:
+    """--hold S: the answer may come after seconds (the owner decides on the board); the
+    server is told S so that it answers first. Without it the same answer is too late."""
+    fake.answer = Answer(200, b'{"hookSpecificOutput": {}}', delay=2.5)
+    late = run_client(fake.url(), token_file, BODY)
+    assert (late.code, late.stdout) == (0, b"")
+
+    held = run_client(fake.url(), token_file, BODY, "--hold", "30")
+    assert (held.code, held.stdout, held.stderr) == (0, b'{"hookSpecificOutput": {}}', b"")
+    assert held.seconds >= 2.5
+    assert fake.requests[-1][1]["X-Relaybay-Hold"] == "30"
+    assert "X-Relaybay-Hold" not in fake.requests[0][1]
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "0", "99999"])
+def test_a_hold_that_is_no_number_of_seconds_is_no_hold(
+    fake: FakeRelaybay, token_file: Path, value: str
+) -> None:
+    fake.answer = Answer(204)
+    result = run_client(fake.url(), token_file, BODY, "--hold", value)
+    assert (result.code, result.stdout, result.stderr) == (0, b"", b"")
+    assert "X-Relaybay-Hold" not in fake.requests[-1][1]

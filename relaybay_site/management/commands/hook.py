@@ -46,6 +46,11 @@ class Command(RelaybayCommand):
             "--token-file", help="File holding the token (default: <data folder>/token)."
         )
         parser.add_argument(
+            "--hold",
+            metavar="SECONDS",
+            help="Wait up to this long for the answer (the owner's Approve or Deny).",
+        )
+        parser.add_argument(
             "--wait",
             action="store_true",
             help="Wake-up hook: wait for an owner comment; exit 2 with its lines on stderr.",
@@ -59,6 +64,7 @@ class Command(RelaybayCommand):
             options["token_file"] or "",
             wait,
             options["agent"],
+            options["hold"] or "",
         )
         code = hook_client.main(argv)
         if code:
