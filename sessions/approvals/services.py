@@ -29,6 +29,12 @@ from tasks.models import Project, Task
 OWNER_STATES = (APPROVED, DENIED)
 
 
+class AlreadyAnswered(InvalidField):
+    """A request that has ended is never decided again: a conflict (409), not a bad value."""
+
+    status = 409
+
+
 @dataclass(frozen=True)
 class Asked:
     """What a held hook asks the owner: the call, and for the guard's ask why."""
@@ -100,7 +106,7 @@ def approval_decide(
         if approval is None:
             raise NotFound(f"No approval request #{approval_id}: it may have been removed.")
         if approval.state != PENDING:
-            raise InvalidField(
+            raise AlreadyAnswered(
                 "approval",
                 f"Approval request #{approval_id} was already answered ({_said(approval)}): "
                 "nothing changed.",
