@@ -7,7 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sessions.hooks.registry import agent_title
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from sessions.hooks.registry import agent_mark, agent_title
 from sessions.models import PENDING, ApprovalRequest
 
 
@@ -29,19 +32,25 @@ class Pending:
     reason: str
     requested_at: datetime
     deadline: datetime
+    task_title: str = ""
+    agent_mark: str = ""  # its two letters ("CC"), as on the card
 
     @property
     def from_guard(self) -> bool:
         return self.source == "guard"
 
 
+def _waiting() -> QuerySet[ApprovalRequest]:
+    """Pending and not past its deadline: a request whose hook a restart took away is
+    nobody's to answer any more."""
+    return ApprovalRequest.objects.filter(state=PENDING, deadline__gt=timezone.now())
+
+
 def pending(
     *, task_ids: Iterable[int] | None = None, session_id: int | None = None
 ) -> list[Pending]:
     """Pending requests, oldest first: every one, a set of tasks' or one session's."""
-    rows = ApprovalRequest.objects.filter(state=PENDING).select_related(
-        "session", "task", "project"
-    )
+    rows = _waiting().select_related("session", "task", "project")
     if task_ids is not None:
         rows = rows.filter(task_id__in=list(task_ids))
     if session_id is not None:
@@ -50,7 +59,8 @@ def pending(
 
 
 def pending_count() -> int:
-    return ApprovalRequest.objects.filter(state=PENDING).count()
+    """The Inbox badge's share: one COUNT on the pending index."""
+    return _waiting().count()
 
 
 def by_task(task_ids: Iterable[int]) -> dict[int, list[Pending]]:
@@ -60,7 +70,8 @@ def by_task(task_ids: Iterable[int]) -> dict[int, list[Pending]]:
     if not ids:
         return found
     rows = (
-        ApprovalRequest.objects.filter(state=PENDING, task_id__in=ids)
+        _waiting()
+        .filter(task_id__in=ids)
         .select_related("session", "task", "project")
         .order_by("requested_at", "id")
     )
@@ -85,4 +96,6 @@ def _row(r: ApprovalRequest) -> Pending:
         reason=r.reason,
         requested_at=r.requested_at,
         deadline=r.deadline,
+        task_title=r.task.title if r.task is not None else "",
+        agent_mark=agent_mark(r.agent),
     )
