@@ -12,6 +12,7 @@ Every group costs a fixed number of queries whatever its length; archived done t
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from django.utils import timezone
 
 from core import caches
 from core.display import STAGES, ago, stage_label
+from core.rows import fetch_all
 from tasks import extensions, sql
 from tasks.events import EventKind
 from tasks.extensions import InboxGroup, InboxRow
@@ -75,12 +77,20 @@ def task_row(task: Task, detail: str, href: str = "", *, by: str = "") -> InboxR
     """A task's Inbox row as every group shows it: the key, the title, the detail and the
     project's name; `href` defaults to the task dialog (the Review queue opens its tab);
     `by` heads the title with a session's name (the sessions' groups)."""
+    project = task.project
+    return _row(task.key, task.title, project.slug, project.name, detail, href, by=by)
+
+
+def _row(
+    key: str, title: str, slug: str, project: str, detail: str, href: str = "", *, by: str = ""
+) -> InboxRow:
+    """task_row from a task's values, for a group that reads them as plain values."""
     return InboxRow(
-        title=f"{by} · {task.title}" if by else task.title,
-        href=href or task_href(task.project.slug, task.key),
+        title=f"{by} · {title}" if by else title,
+        href=href or task_href(slug, key),
         detail=_cut(detail),
-        key=task.key,
-        project=task.project.name,
+        key=key,
+        project=project,
     )
 
 
@@ -170,19 +180,32 @@ def rule_warnings(limit: int | None = None) -> InboxGroup:
     (task, kind, id) index, read backwards), kept when that event carries warnings. Per
     shown task rather than a GROUP BY over every move ever made: archived tasks pile up,
     the shown ones do not. `limit` of them, oldest warning first, and how many in all: the
-    ids first (what the count needs), then the rows shown — two queries, never a COUNT
-    that seeks every shown task's last move a second time.
+    first ids and the count in one pass (sql.warned_moves), then the rows shown — two
+    statements written once, since the querysets' compiling cost more than their run.
     """
-    ids = list(_with_warnings().order_by("id").values_list("id", flat=True))
-    shown = ids if limit is None else ids[:limit]
-    first = Event.objects.filter(id__in=shown).select_related("task", "task__project")
+    cfg = settings.RELAYBAY
+    cutoff = connection.ops.adapt_datetimefield_value(
+        timezone.now() - timedelta(days=cfg.done_window_days)
+    )
+    kind = str(EventKind.TASK_STAGE_CHANGED)
+    found = [
+        sql.WarnedMove(*row)
+        for row in fetch_all(
+            sql.warned_moves(cfg.require_tracker_log),
+            [kind, cutoff, -1 if limit is None else limit],
+        )
+    ]
+    ids = json.dumps([move.id for move in found])
     rows = []
-    for event in first.order_by("id"):
-        warnings = _warnings(event.payload)
-        move = f"{event.payload.get('from')} → {event.payload.get('to')}"
+    for row in map(sql.WarnedMoveRow._make, fetch_all(sql.WARNED_MOVE_ROWS.text, [ids])):
+        payload = json.loads(row.payload)
+        warnings = _warnings(payload)
+        move = f"{payload.get('from')} → {payload.get('to')}"
         more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
-        rows.append(task_row(event.task, f"{move}: {warnings[0]}{more}"))
-    return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows), total=len(ids))
+        detail = f"{move}: {warnings[0]}{more}"
+        rows.append(_row(row.key, row.title, row.slug, row.project, detail))
+    total = found[0].total if found else 0
+    return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows), total=total)
 
 
 def rule_warnings_count() -> int:
