@@ -1,7 +1,7 @@
 """Answer and tool shapes more than one agent CLI speaks (one copied the other's hook
-protocol): the `hookSpecificOutput` envelope, the `Bash` and `mcp__<server>__<tool>` tool
-names, and the first of an input's fields a waiting line shows. Kept here so that no agent
-package imports another's."""
+protocol): the `hookSpecificOutput` envelope, a PermissionRequest's answer, the `Bash` and
+`mcp__<server>__<tool>` tool names, and the first of an input's fields a waiting line
+shows. Kept here so that no agent package imports another's."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sessions.hooks import event as ev
+from sessions.hooks.answer import ALLOW, DENY, HookAnswer
 from sessions.hooks.event import Tool
 from sessions.hooks.payload import text
 
@@ -19,6 +20,19 @@ def hook_specific_output(name: str, output: Mapping[str, Any]) -> dict[str, Any]
     if not output:
         return None
     return {"hookSpecificOutput": {"hookEventName": name, **output}}
+
+
+def permission_request_answer(answer: HookAnswer) -> dict[str, Any] | None:
+    """A PermissionRequest's answer, the owner's Approve or Deny on the board: `allow`, or
+    `deny` with the owner's words; None leaves the prompt to the CLI (no answer in time, or
+    the person answered in the terminal)."""
+    if answer.decision == ALLOW:
+        decision: dict[str, Any] = {"behavior": "allow"}
+    elif answer.decision == DENY:
+        decision = {"behavior": "deny", "message": answer.decision_reason}
+    else:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
 
 
 def bash_or_mcp(name: str, given: Mapping[str, Any]) -> Tool | None:

@@ -224,6 +224,17 @@ SETTINGS: tuple[Setting, ...] = (
         "session's start and in task_bind_session's answer (see docs/signals.md).",
     ),
     Setting(
+        "approval_wait_seconds",
+        "int",
+        540,
+        "Approvals from the board: how long a held permission prompt or guard ask waits for "
+        "your Approve or Deny, in seconds (0 turns holding off). Always under the hook's own "
+        "timeout relaybay setup writes (600 s): a guard ask not answered in time is denied, "
+        "a CLI's own prompt falls back to the CLI (see docs/agents.md).",
+        minimum=0,
+        maximum=3000,
+    ),
+    Setting(
         "policy_file",
         "str",
         "policy.json",

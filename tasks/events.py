@@ -163,6 +163,8 @@ def to_message(event: Event, project: str | None, key: str | None) -> LiveMessag
     if p.get("approval"):  # a held hook waits for this request's outcome (the live bus)
         data["approval"] = p["approval"]
         data["outcome"] = p.get("outcome", "")
+    if p.get("agent"):  # whose hooks: the notification names the agent
+        data["agent"] = p["agent"]
     return LiveMessage(id=event.id, kind=event.kind, project=project, data=data)
 
 
@@ -240,7 +242,9 @@ def _live_action(p: dict[str, Any]) -> str:
     """live.action: "deny on live: Bash ssh prod-alias sudo … (read, ssh-remote-change)"."""
     why = ", ".join(part for part in (p.get("level"), p.get("rule")) if part)
     decision = p.get("decision", "")
-    if p.get("sent") and p["sent"] != decision:  # an agent that cannot ask was denied
+    if p.get("sent") == "hold":  # the hook waited for the owner (approval.decided follows)
+        decision = f"{decision} (held for the owner)"
+    elif p.get("sent") and p["sent"] != decision:  # an agent that cannot ask was denied
         decision = f"{decision} (sent as {p['sent']})"
     text = f"{decision} on {p.get('environment', '')}: {p.get('tool', '')}"
     text += f" {p['command']}" if p.get("command") else ""

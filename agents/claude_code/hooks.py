@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.claude_code import NAME, tools
-from agents.shapes import common_fields, hook_specific_output
+from agents.shapes import common_fields, hook_specific_output, permission_request_answer
 from core import actor as actors
 from sessions.fields import desktop_id
 from sessions.hooks import event as ev
@@ -41,6 +41,7 @@ KINDS = {
     "SessionStart": ev.SESSION_START,
     "UserPromptSubmit": ev.PROMPT,
     "PreToolUse": ev.PRE_TOOL,
+    "PermissionRequest": ev.APPROVAL,
     "PostToolUse": ev.POST_TOOL,
     "Notification": ev.NOTICE,
     "Stop": ev.STOP,
@@ -70,7 +71,7 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
     kind = KINDS.get(name)
     if kind is None:
         return None
-    tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.POST_TOOL) else None
+    tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.APPROVAL, ev.POST_TOOL) else None
     common = common_fields(payload)
     return HookEvent(
         agent=AGENT,
@@ -170,6 +171,8 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
         if answer.block_reason:
             return {"decision": "block", "reason": answer.block_reason}
         return None
+    if event.kind == ev.APPROVAL:
+        return permission_request_answer(answer)
     if event.kind not in CONTEXT_KINDS:
         return None
     output: dict[str, Any] = {}
@@ -189,6 +192,7 @@ CAPABILITIES = Capabilities(
     meta_links=False,
     end_keeps_bindings=KEEPS_BINDINGS,
     todo=True,
+    holds=frozenset({ev.PRE_TOOL, ev.APPROVAL}),
 )
 SPEC = AgentSpec(
     name=AGENT,

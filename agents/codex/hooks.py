@@ -13,10 +13,11 @@ Its quirks, as neutral facts:
   session goes on with `codex exec resume <id>`: it ends the process, not the work — the
   bindings stay and the session goes idle (`process_only`); the forgotten and idle rules
   end it;
-- there is no Notification: a PermissionRequest is Codex waiting for an answer;
+- there is no Notification: a PermissionRequest is Codex waiting for an answer (APPROVAL),
+  which the owner may answer on the board while its hook is held;
 - PreToolUse honours `permissionDecision: "deny"` but treats "ask" and "allow" as a failed
   hook and runs the tool (`asks` False: the guard denies with a reason that says to ask
-  the owner); relaybay never answers a PermissionRequest for the owner;
+  the owner, or holds the call for the owner, whose Approve is the empty answer);
 - its MCP calls carry the thread id as `_meta.sessionId` / `_meta.threadId`
   (`meta_links`): they link the session without a hook_session argument;
 - a sub-agent's rollout is its own file: only the parent's transcript path is kept, and a
@@ -29,10 +30,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.codex import NAME, tools
-from agents.shapes import common_fields, hook_specific_output
+from agents.shapes import common_fields, hook_specific_output, permission_request_answer
 from sessions.hooks import event as ev
-from sessions.hooks.answer import ASK, HookAnswer
-from sessions.hooks.event import HookEvent, Notice, Tool
+from sessions.hooks.answer import ASK, DENY, HookAnswer
+from sessions.hooks.event import HookEvent, Tool
 from sessions.hooks.payload import mapping, text
 from sessions.hooks.registry import AgentSpec, Capabilities
 
@@ -45,12 +46,12 @@ KINDS = {
     "SessionStart": ev.SESSION_START,
     "UserPromptSubmit": ev.PROMPT,
     "PreToolUse": ev.PRE_TOOL,
-    "PermissionRequest": ev.NOTICE,
+    "PermissionRequest": ev.APPROVAL,
     "PostToolUse": ev.POST_TOOL,
     "Stop": ev.STOP,
     "SessionEnd": ev.SESSION_END,
 }
-NAMES = {kind: name for name, kind in KINDS.items() if name != "PermissionRequest"}
+NAMES = {kind: name for name, kind in KINDS.items()}
 CONTEXT_KINDS = frozenset({ev.SESSION_START, ev.PROMPT, ev.PRE_TOOL, ev.POST_TOOL})
 ASK_INSTEAD = (
     " Codex cannot ask for permission from a hook, so relaybay refused the call: ask the "
@@ -65,7 +66,7 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
     sub_agent = bool(text(payload, "agent_id"))
     if kind is None or (kind == ev.PROMPT and sub_agent):
         return None
-    tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.POST_TOOL, ev.NOTICE) else None
+    tool = _tool(payload) if kind in (ev.PRE_TOOL, ev.APPROVAL, ev.POST_TOOL) else None
     return HookEvent(
         agent=AGENT,
         kind=kind,
@@ -73,9 +74,6 @@ def parse(payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) 
         keeps_bindings=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
         process_only=kind == ev.SESSION_END and CAPABILITIES.end_is_process,
         tool=tool,
-        notice=Notice(ev.PERMISSION, text(mapping(payload, "tool_input"), "description"))
-        if kind == ev.NOTICE
-        else None,
     )
 
 
@@ -90,10 +88,13 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
         if answer.block_reason:
             return {"decision": "block", "reason": answer.block_reason}
         return None
+    if event.kind == ev.APPROVAL:
+        return permission_request_answer(answer)
     if event.kind not in CONTEXT_KINDS:
         return None
     output: dict[str, Any] = {}
-    if answer.decision is not None and event.kind == ev.PRE_TOOL:
+    # the owner's Approve is the empty answer: Codex ignores a PreToolUse "allow"
+    if answer.decision in (DENY, ASK) and event.kind == ev.PRE_TOOL:
         reason = answer.decision_reason
         output["permissionDecision"] = "deny"
         output["permissionDecisionReason"] = (
@@ -121,8 +122,9 @@ LIMITS = (
     (
         "Codex has no http hooks (only command hooks, which must be trusted: `relaybay setup "
         "--agent codex` writes their trust entries) and no Notification event: a "
-        "PermissionRequest is what makes a Codex session “waiting”. relaybay never answers a "
-        "PermissionRequest for the owner."
+        "PermissionRequest is what makes a Codex session “waiting”. relaybay answers a "
+        "PermissionRequest only with the owner's Approve or Deny on the board, and `codex "
+        "exec` asks one only with on-request approvals (`--approve-for-me`)."
     ),
     (
         "Codex has no todo tool its hooks report, so a Codex session's work shows without "
@@ -142,6 +144,7 @@ CAPABILITIES = Capabilities(
     wakes=False,
     meta_links=True,
     end_is_process=True,
+    holds=frozenset({ev.PRE_TOOL, ev.APPROVAL}),
 )
 SPEC = AgentSpec(
     name=AGENT,

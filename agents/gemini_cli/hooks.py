@@ -39,7 +39,7 @@ from typing import Any
 from agents.gemini_cli import NAME, tools
 from agents.shapes import common_fields
 from sessions.hooks import event as ev
-from sessions.hooks.answer import ASK, HookAnswer
+from sessions.hooks.answer import ASK, DENY, HookAnswer
 from sessions.hooks.event import HookEvent, Notice, Tool
 from sessions.hooks.payload import mapping, text
 from sessions.hooks.registry import AgentSpec, Capabilities
@@ -121,7 +121,8 @@ def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
         if answer.block_reason:
             return {"decision": "deny", "reason": answer.block_reason}
         return None
-    if event.kind == ev.PRE_TOOL and answer.decision is not None:
+    # the owner's Approve is the empty answer: Gemini ignores a BeforeTool "allow"
+    if event.kind == ev.PRE_TOOL and answer.decision in (DENY, ASK):
         reason = answer.decision_reason
         if answer.decision == ASK:
             reason += ASK_INSTEAD

@@ -41,6 +41,7 @@ CONTEXT_BUDGET = 8000
 STOP_BLOCKS_PER_TURN = 2
 DENY = "deny"
 ASK = "ask"
+ALLOW = "allow"  # only the owner's Approve on the board: relaybay never allows by itself
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,13 @@ class HookAnswer:
     budget: int = CONTEXT_BUDGET
     lines: list[str] = field(default_factory=list)
     block_reason: str | None = None
-    decision: str | None = None  # PRE_TOOL: DENY or ASK (relaybay never answers allow)
+    decision: str | None = None  # PRE_TOOL: DENY or ASK; ALLOW only as the owner's Approve
     decision_reason: str = ""
+    # The guard's ask, for the owner: the stand, its level, the rule and the call as the
+    # journal keeps it ({"stand", "level", "rule", "summary"}).
+    asked: dict[str, str] = field(default_factory=dict)
+    # The approval request this answer waits on (the door holds it for the owner).
+    hold_id: int | None = None
 
     @property
     def used(self) -> int:
@@ -111,8 +117,13 @@ class HookAnswer:
     def deny(self, reason: str) -> None:
         self.decision, self.decision_reason = DENY, reason
 
-    def ask(self, reason: str) -> None:
+    def ask(self, reason: str, **asked: str) -> None:
         self.decision, self.decision_reason = ASK, reason
+        self.asked = asked
+
+    def allow(self, reason: str) -> None:
+        """The owner approved the call on the board (never relaybay on its own)."""
+        self.decision, self.decision_reason = ALLOW, reason
 
     @property
     def context(self) -> str:

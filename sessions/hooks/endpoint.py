@@ -20,8 +20,11 @@ from collections.abc import Awaitable, Callable
 from asgiref.sync import sync_to_async
 
 from core.security import headers_of
+from sessions.approvals.room import room
+from sessions.hooks import approvals as held
 from sessions.hooks import service
 from sessions.hooks.activity import flush_pending_activity
+from sessions.hooks.answer import HookAnswer
 from sessions.hooks.asgi_io import (
     Receive,
     Scope,
@@ -32,8 +35,9 @@ from sessions.hooks.asgi_io import (
     read_body,
 )
 from sessions.hooks.asgi_io import refuse as _refuse
+from sessions.hooks.event import HookEvent
 from sessions.hooks.registry import AgentSpec
-from sessions.models import Session
+from sessions.models import GONE, Session
 
 log = logging.getLogger("relaybay.hooks")
 
@@ -81,6 +85,26 @@ async def _run_flush() -> None:
         log.exception("writing the pending session activity failed")
 
 
+_settle = sync_to_async(held.settle, thread_sensitive=True)
+
+
+async def _held(answer_: HookAnswer, event: HookEvent, receive: Receive) -> bool:
+    """Hold the answer for the owner's decision (no thread: a future on this loop), then
+    settle it; False when the client went away meanwhile."""
+    outcome = await room().hold(answer_.hold_id or 0, held.hold_seconds(event), _gone(receive))
+    try:
+        await _settle(answer_, event, outcome)
+    except Exception:  # the decision stays what it was: the guard's ask, never an allow
+        log.exception("settling approval #%s failed", answer_.hold_id)
+    return outcome != GONE
+
+
+async def _gone(receive: Receive) -> None:
+    """Returns when the client has gone away (its hook process ended or was killed)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
 def door(adapter: AgentSpec) -> App:
     """The ASGI endpoint of one agent's hooks."""
 
@@ -113,6 +137,8 @@ def door(adapter: AgentSpec) -> App:
             await answer(send, 204)
             return
         _schedule_flush(done.flush_in)
+        if done.answer.hold_id is not None and not await _held(done.answer, event, receive):
+            return  # the client went away while the owner was asked: nobody to answer
         body_out = adapter.render(done.answer, event)
         if body_out is None:
             await answer(send, 204)

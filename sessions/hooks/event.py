@@ -26,9 +26,12 @@ PROMPT = "prompt"  # the person (or a script) sent a prompt: a turn begins
 PRE_TOOL = "pre_tool"  # a tool call is about to run (the guard may deny it)
 POST_TOOL = "post_tool"  # a tool call ran
 NOTICE = "notice"  # the agent waits: for a permission, for input, or says something
+# The CLI's own permission prompt for a tool call, which a hook may answer (allow / deny)
+# while the CLI waits: the owner answers it on the board when the hook is held.
+APPROVAL = "approval"
 STOP = "stop"  # the turn ends (a block continues it)
 SESSION_END = "session_end"  # the process ends
-KINDS = (SESSION_START, PROMPT, PRE_TOOL, POST_TOOL, NOTICE, STOP, SESSION_END)
+KINDS = (SESSION_START, PROMPT, PRE_TOOL, APPROVAL, POST_TOOL, NOTICE, STOP, SESSION_END)
 
 # What a tool call does, as far as relaybay cares.
 SHELL = "shell"  # runs a command: the guard reads it; turn-end counts it as work
@@ -110,7 +113,7 @@ class HookEvent:
     reason: str = ""  # SESSION_END: why
     keeps_bindings: bool = False  # SESSION_END: the work goes on (after /clear, /resume)
     process_only: bool = False  # SESSION_END ends the process, not the session: it goes idle
-    tool: Tool | None = None  # PRE_TOOL, POST_TOOL
+    tool: Tool | None = None  # PRE_TOOL, APPROVAL, POST_TOOL
     notice: Notice | None = None  # NOTICE
     stop_continued: bool = False  # STOP: another hook already continued this turn
     # PROMPT: the agent's continuation after relaybay blocked the turn's end (set by the
@@ -118,6 +121,10 @@ class HookEvent:
     continues_turn: bool = False
     host: Host | None = None  # the desktop session the environment names
     todo: TodoChange | None = None  # POST_TOOL of the agent's todo tool
+    # Seconds the hook's client waits for this answer (its X-Relaybay-Hold, set by the
+    # door): a PRE_TOOL the guard asks about, or an APPROVAL, may wait that long for the
+    # owner's decision; 0: answer now, as always.
+    hold: float = 0.0
     # The stored test secret values, which whatever is kept of this event is masked with
     # (set by sessions/hooks/observed.py; an adapter leaves it empty).
     test_values: tuple[str, ...] = field(default=(), repr=False)

@@ -28,6 +28,7 @@ from environments import guard
 from environments import selectors as env_selectors
 from environments.services import live_action_record
 from sessions.hooks import answer as hook_answer
+from sessions.hooks import approvals as held
 from sessions.hooks import event as ev
 from sessions.hooks import registry
 from sessions.hooks.answer import HookAnswer, HookCall
@@ -73,7 +74,8 @@ def guard_call(call: HookCall, answer: HookAnswer) -> None:
     if not stands:
         return
     verdict = guard.decide(engine, [rules for _, rules in stands.values()], text=text)
-    _answer(verdict, answer)  # decided: nothing after this can take the decision back
+    # decided: nothing after this can take the decision back
+    _answer(verdict, answer, _test_values(stands))
     try:
         _journal(call, verdict, stands, tasks, tool.name)
     except Exception:
@@ -143,12 +145,20 @@ def _journal(
             rule=touch.rule,
             actor=actor,
             agent=call.event.agent,
-            sent=_sent(touch.decision, registry.capabilities(call.event.agent).asks),
+            sent=_sent(
+                touch.decision,
+                registry.capabilities(call.event.agent).asks,
+                held.hold_seconds(call.event) > 0,
+            ),
         )
 
 
-def _sent(decision: str, asks: bool) -> str:
-    """What the agent is answered: an agent that cannot ask (Codex) is denied instead."""
+def _sent(decision: str, asks: bool, holds: bool) -> str:
+    """What the agent is answered: an ask its hook can wait on is held for the owner on the
+    board (approval.decided says how it ended); else an agent that cannot ask (Codex) is
+    denied instead."""
+    if decision == "ask" and holds:
+        return "hold"
     return "deny" if decision == "ask" and not asks else decision
 
 
@@ -160,13 +170,21 @@ def _test_values(stands: Stands) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values))
 
 
-def _answer(verdict: guard.Verdict, answer: HookAnswer) -> None:
+def _answer(verdict: guard.Verdict, answer: HookAnswer, test_values: tuple[str, ...]) -> None:
     """The decision as relaybay means it; the agent's adapter says it the agent's way (an
-    agent that cannot ask renders an ask as a deny that tells it to ask the owner)."""
+    agent that cannot ask renders an ask as a deny that tells it to ask the owner). An ask
+    carries what the owner is asked about, should the hook wait for them on the board."""
     if verdict.decision == "deny":
         answer.deny(verdict.reason)
     elif verdict.decision == "ask":
-        answer.ask(verdict.reason)
+        touch = next(t for t in verdict.touches if t.decision == "ask")
+        answer.ask(
+            verdict.reason,
+            stand=touch.environment,
+            level=touch.level,
+            rule=touch.rule,
+            summary=verdict.journal_command(test_values),
+        )
     elif verdict.decision == "warn" and verdict.reason:
         answer.add_context(verdict.reason)
 

@@ -47,6 +47,10 @@ class Capabilities:
     # A turn-end block comes back as a prompt event carrying its reason (the agent's
     # continuation): that prompt goes on with the turn instead of starting one.
     block_returns_as_prompt: bool = False
+    # The events whose answer the CLI waits for while relaybay holds it (a held hook, up to
+    # its timeout): the guard's ask on a tool call, the CLI's own permission prompt. There
+    # the owner can Approve or Deny on the board (setup writes them a long timeout).
+    holds: frozenset[str] = frozenset({ev.PRE_TOOL})
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from environments import selectors as env_selectors
 from sessions.fields import stored_agent_id, valid_agent_session_id
 from sessions.hooks import activity as window
 from sessions.hooks import answer as hook_answer
+from sessions.hooks import approvals as held
 from sessions.hooks import carried, linking, registry, todos, waiting
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
@@ -73,6 +74,10 @@ STATUS: dict[str, Callable[[HookEvent], tuple[str, str]]] = {
     ev.PRE_TOOL: _pre_tool,
     ev.POST_TOOL: lambda e: (WORKING, _cut(e.tool.name if e.tool else "tool", ACTIVITY_MAX)),
     ev.NOTICE: _notice,
+    ev.APPROVAL: lambda e: (
+        WAITING,
+        waiting.summary(e.tool.name, e.tool.waits_on, e.test_values) if e.tool else "approval",
+    ),
     ev.STOP: lambda e: (IDLE, "turn finished"),
     ev.SESSION_END: lambda e: (
         (IDLE if e.process_only else ENDED),
@@ -149,6 +154,8 @@ def _handle(event: HookEvent, *, actor: str) -> Handled:
             hook_answer.run_providers(call, answer)
             if seen.kind == ev.STOP:
                 _stop(call, session, answer)
+            held.terminal_step(call)  # the person answered the CLI's prompt meanwhile
+            held.request_step(call, answer)  # the owner may decide on the board
     except DatabaseError as exc:  # the database itself failed: the decision still goes out
         log.error("%s hook %s: nothing stored (%s)", event.agent, event.name, _said(exc))
         return Handled(answer=answer)

@@ -15,7 +15,7 @@ HANDLED = {
     "SessionStart": ev.SESSION_START,
     "UserPromptSubmit": ev.PROMPT,
     "PreToolUse": ev.PRE_TOOL,
-    "PermissionRequest": ev.NOTICE,
+    "PermissionRequest": ev.APPROVAL,
     "PostToolUse": ev.POST_TOOL,
     "Stop": ev.STOP,
     "SessionEnd": ev.SESSION_END,
@@ -64,10 +64,30 @@ def test_a_session_end_ends_the_process_and_keeps_the_work() -> None:
 
 
 def test_a_permission_request_is_codex_waiting_on_the_owner() -> None:
+    """Codex's own prompt for a tool call: the owner may answer it on the board (APPROVAL)."""
     asked = codex.parse(codex_payload("PermissionRequest.Bash"))
-    assert asked.kind == ev.NOTICE
-    assert asked.notice.kind == ev.PERMISSION
+    assert asked.kind == ev.APPROVAL
     assert asked.tool.command == "touch escalated-1.txt"
+
+
+def test_the_owners_answer_to_a_permission_request_is_its_decision_shape() -> None:
+    """As captured (answers honoured by Codex 0.169.0): allow runs the command, deny with a
+    message refuses it; a PreToolUse the owner approved is the empty answer."""
+    approve = HookAnswer()
+    approve.allow("The owner approved this on the relaybay board.")
+    assert render("PermissionRequest.Bash", approve) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow"},
+        }
+    }
+    assert render("PreToolUse.Bash", approve) is None
+    refuse = HookAnswer()
+    refuse.deny("The owner denied this on the relaybay board: not now")
+    assert render("PermissionRequest.Bash", refuse)["hookSpecificOutput"]["decision"] == {
+        "behavior": "deny",
+        "message": "The owner denied this on the relaybay board: not now",
+    }
 
 
 def test_the_transcript_is_the_parents_rollout_not_a_sub_agents() -> None:

@@ -46,7 +46,7 @@ def _forget_signal_memory() -> None:
     a rolled-back test database hands the same ids out again, so every test starts clean."""
     from environments.selectors import forget_test_values
     from plans import reminders
-    from sessions.hooks import activity, carried, guard, stuck, sweep, turn_end, waiting
+    from sessions.hooks import activity, approvals, carried, guard, stuck, sweep, turn_end, waiting
     from tasks.selectors import inbox
 
     reminders.state.clear()
@@ -58,6 +58,7 @@ def _forget_signal_memory() -> None:
     waiting.forget()
     carried.forget()
     guard.forget()
+    approvals.forget()
     forget_test_values()
 
 
