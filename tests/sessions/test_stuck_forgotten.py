@@ -130,6 +130,30 @@ def test_working_long_without_a_write_is_possibly_stuck_and_a_write_clears_it():
     assert stuck_rows() == []
 
 
+def test_only_the_stuck_of_many_working_bindings_are_built_oldest_first():
+    """The Inbox judges every working binding from its plain values and builds the stuck
+    ones only: each with its own session and task, the longest quiet first."""
+    project = make_project("acme")
+    minutes = {"bob": 90, "carol": 5, "dave": 60}
+    for name, quiet in minutes.items():
+        task = make_task(project, title=f"Task of {name}")
+        session_services.task_bind_session(task=task, session=name, actor=ACTOR)
+        Session.objects.filter(name=name).update(hook_status="working")
+        age_binding(task, quiet)
+        Event.objects.filter(task=task).update(created_at=timezone.now() - timedelta(minutes=quiet))
+
+    found = stuck.stuck_sessions()
+
+    assert [(s.session, s.task.title) for s in found] == [
+        ("bob", "Task of bob"),
+        ("dave", "Task of dave"),
+    ]
+    assert [s.session_id for s in found] == [
+        Session.objects.get(name=n).id for n in ("bob", "dave")
+    ]
+    assert found[0].reason.startswith("working 90 min")
+
+
 def test_an_idle_session_is_not_stuck():
     task = bound_task()
     hook_event(payload=payload("Stop.first", session_id=AGENT_ID))  # idle
