@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 PACKAGES: tuple[str, ...] = (
     "agents.claude_code",
     "agents.codex",
+    "agents.gemini_cli",
 )
 
 

@@ -640,7 +640,7 @@ def test_run_check_without_htmx_redirects_and_shows_the_items_once(web, quiet_po
     assert len(fixes) == 1
     assert fixes[0].startswith("relaybay serve ")
     assert fixes[0].endswith(f"--port {port}")
-    # No settings file, no ~/.claude.json, no config.toml: neither agent is connected, so
+    # No settings file, no ~/.claude.json, no config.toml, no .gemini: no agent is connected, so
     # each is one ok line naming the command that connects it (as `relaybay doctor` says).
     flags = f"--home {django_settings.RELAYBAY.home_path} --port {port}"
     assert rows[1:] == [
@@ -650,8 +650,13 @@ def test_run_check_without_htmx_redirects_and_shows_the_items_once(web, quiet_po
             "Codex",
             f"not connected (to connect: relaybay setup --agent codex --apply {flags})",
         ),
+        (
+            "ok",
+            "Gemini CLI",
+            f"not connected (to connect: relaybay setup --agent gemini --apply {flags})",
+        ),
     ]
-    summary = "Check: 1 of 3 items failed."
+    summary = "Check: 1 of 4 items failed."
     assert f'<p class="ig-check-summary" role="status">{summary}</p>' in html
     assert 'id="flash"' not in html  # the check results are the flash, shown in place
 
@@ -686,6 +691,7 @@ def test_run_check_checks_claude_code_once_relaybays_hooks_are_in_its_settings(
         ("ok", "command hook runs"),
         ("FAIL", "MCP registered"),
         ("ok", "Codex"),
+        ("ok", "Gemini CLI"),
     ]
     detected = block(get_html(web), 'id="integrations-claude-code"', "</section>")
     assert '<span class="state-pill is-bad">Not found</span>' in detected  # connected, no CLI

@@ -219,7 +219,10 @@ def test_the_plain_check_form_answers_303_with_the_flash_and_the_page_shows_it_o
     codex_ok, codex_detail = items["Codex"]
     assert codex_ok
     assert codex_detail.startswith("not connected (to connect: relaybay setup --agent codex")
-    assert "Check: 1 of 6 items failed." in page.text
+    gemini_ok, gemini_detail = items["Gemini CLI"]  # so is Gemini CLI
+    assert gemini_ok
+    assert gemini_detail.startswith("not connected (to connect: relaybay setup --agent gemini")
+    assert "Check: 1 of 7 items failed." in page.text
     # Shown once: the page deletes the cookie.
     gone = page.cookie(FLASH_COOKIE)
     assert gone is not None
@@ -281,7 +284,8 @@ def test_apply_through_the_page_writes_the_hooks_then_the_htmx_check_passes(ig):
         f"all 7 events point at {base_url} in {ig.settings_file}",
     )
     assert items["command hook runs"][0]
-    assert "Check: all 7 items ok." in check.text  # Codex's "not connected" line included
+    # Codex's and Gemini CLI's "not connected" lines included
+    assert "Check: all 8 items ok." in check.text
 
 
 def test_the_cli_agrees_with_what_the_page_wrote(ig):

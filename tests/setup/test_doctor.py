@@ -26,6 +26,7 @@ ORDER = [
     "Claude Code",
     "desktop app",
     "Codex",
+    "Gemini CLI",
     "relaybay server",
     "MCP with the token",
     "hook endpoint",
@@ -40,6 +41,7 @@ def doctor(home: Path, port: int, claude_home: Path, path: Path | str, *extra: s
     """The doctor's items; Codex's folder is one without config.toml unless --codex-home."""
     env = {"PATH": f"{path}{os.pathsep}{os.environ['PATH']}"}
     env["CODEX_HOME"] = str(claude_home / ".codex")
+    env["GEMINI_CLI_HOME"] = str(claude_home)  # no .gemini there: Gemini is not connected
     done = run_cli(
         "doctor", "--json", "--port", str(port), "--claude-home", str(claude_home), *extra,
         home=home, env=env,
@@ -276,7 +278,7 @@ def plain_doctor(server: RelaybayServer, claude_home: Path, codex_home: Path, bi
     RELAYBAY_TOKEN set where Codex would start: its exit code and its lines."""
     done = run_cli(
         "doctor", "--port", str(server.port), "--claude-home", str(claude_home),
-        "--codex-home", str(codex_home), home=server.home,
+        "--codex-home", str(codex_home), "--gemini-home", str(claude_home), home=server.home,
         env={"PATH": str(bin_dir), "RELAYBAY_TOKEN": server.token},
     )  # fmt: skip
     return done.returncode, done.stdout.splitlines()
@@ -324,7 +326,8 @@ def test_each_connected_agent_is_checked_and_a_broken_piece_still_fails(
     assert code == 0, lines
     assert [n for n in names(lines) if n in CLAUDE_ITEMS] == CLAUDE_ITEMS
     assert [n for n in names(lines) if n.startswith("Codex ")] == CODEX_ITEMS
-    assert not any("not connected" in line for line in lines)
+    # the two connected agents are checked; only Gemini CLI, never connected here, is not
+    assert names([line for line in lines if "not connected" in line]) == ["Gemini CLI"]
 
     # Connected and broken: Claude Code's settings gone (its MCP registration stays), and
     # `codex` gone from PATH while config.toml names relaybay. Each FAILs with its fix.
