@@ -8,7 +8,7 @@ small functions here in their AppConfig.ready(); tasks calls whatever is registe
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -224,6 +224,16 @@ class CardBadge(NamedTuple):
 
 
 @dataclass(frozen=True)
+class RowBlock:
+    """Part of a card or an Inbox row another app renders with its own template from a
+    frozen view (a request waiting for the owner, with its buttons), so the row's HTML stays
+    a pure function of what it shows (core/row_html.py)."""
+
+    template: str
+    view: Hashable
+
+
+@dataclass(frozen=True)
 class CardExtra:
     """What another app adds to a card: badges and the session's status dot and link."""
 
@@ -234,6 +244,7 @@ class CardExtra:
     desktop_link: str = ""
     agent: str = ""  # whose hooks report the session ("Claude Code", "Codex")
     agent_mark: str = ""  # its two letters on the card ("CC", "CX")
+    blocks: tuple[RowBlock, ...] = ()  # under the card's texts
 
 
 @dataclass(frozen=True)
@@ -257,6 +268,7 @@ class InboxRow:
     # One POST button after the row (e.g. Dismiss a forgotten session): its URL and label.
     action_url: str = ""
     action_label: str = ""
+    block: RowBlock | None = None  # the whole row, rendered by its app's template instead
 
 
 @dataclass(frozen=True)

@@ -13,23 +13,21 @@ board state (which the live refresh sends back) keeps what the reader opened.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db.models import Count, Q
-from django.urls import reverse
 from django.utils import timezone
 
-from core.display import STAGES, safe_href, stage_label
+from core.display import STAGES, safe_href, stage_label  # noqa: F401 - safe_href read here too
 from core.errors import NotFound
-from core.links import link_pattern
-from tasks import extensions
 from tasks.fields import QUERY_MAX
 from tasks.models import Project, Task
-from tasks.selectors.tasks import is_next_step_stale
+from tasks.selectors import cards as card_values
+from tasks.selectors.cards import Badge, Card  # noqa: F401 - Badge re-exported with Card
 
 # Wide screens show six columns on two pages (§2 Paged board).
 PAGES: tuple[tuple[str, ...], ...] = (("plan", "dev", "review", "test"), ("live", "done"))
@@ -37,7 +35,6 @@ DONE_CAP = 200
 COLUMN_LIMIT = 50  # cards an open column shows before "Show N more" (4 columns ≈ 190 KiB)
 SHOWN_MAX = 10_000  # a `shown_<stage>` above this is read as this
 OPEN_STAGES = tuple(s for s in STAGES if s != "done")
-HOOK_STATUSES = ("working", "waiting", "idle", "ended")
 # Columns no card or card extension reads: left in the database (a board of hundreds of cards
 # reads less, and every datetime left out is a converter call less per row).
 CARD_DEFERRED = (
@@ -135,44 +132,6 @@ def query_string(params: dict[str, str]) -> str:
     return ("?" + urlencode(params)) if params else ""
 
 
-# --- cards -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Badge:
-    text: str
-    css: str
-    href: str
-    dialog_url: str = ""  # a link to this task's dialog (e.g. its Review tab) opens in place
-    parts: tuple[tuple[str, str], ...] = ()  # (text, css) spans of `text`; () shows it whole
-
-
-@dataclass(frozen=True)
-class Card:
-    key: str
-    title: str
-    stage: str
-    is_done: bool
-    archived: bool  # a done task outside the window, shown by search or "Show archived"
-    waiting_on: str
-    branch: str
-    next_step: str
-    next_step_stale: bool
-    tracker_label: str  # "<tracker_name> <tracker_ref>", "" without a ref
-    tracker_url: str  # http(s) only, else ""
-    tracker_logged: bool
-    tracker_not_logged: bool  # require_tracker_log and no mark (done tasks even without a ref)
-    session_name: str
-    hook_status: str  # working / waiting / idle / ended / ""
-    desktop_link: str
-    agent: str  # whose hooks report the bound session ("Claude Code", "Codex"), or ""
-    agent_mark: str  # its two letters beside the status dot
-    badges: tuple[Badge, ...]
-    href: str  # /p/<slug>?task=<key>: the task dialog over the board
-    dialog_url: str  # /p/<slug>/t/<key>/dialog: the dialog fragment
-    refresh_url: str  # /p/<slug>/card/<key>: this card again
-
-
 def _cutoff() -> datetime:
     return timezone.now() - timedelta(days=settings.RELAYBAY.done_window_days)
 
@@ -186,85 +145,6 @@ def _archived_q(cutoff: datetime) -> Q:
     return q
 
 
-def _is_archived(task: Task, cutoff: datetime) -> bool:
-    if task.stage != "done" or task.closed_at is None or task.closed_at >= cutoff:
-        return False
-    return not (settings.RELAYBAY.require_tracker_log and not task.tracker_logged)
-
-
-def _merge_extras(extras: list[extensions.CardExtra]) -> dict[str, Any]:
-    merged: dict[str, Any] = dict.fromkeys(("session", "status", "link", "agent", "mark"), "")
-    merged["badges"] = []
-    for extra in extras:
-        merged["session"] = merged["session"] or extra.session_name
-        merged["agent"] = merged["agent"] or extra.agent
-        merged["mark"] = merged["mark"] or extra.agent_mark
-        merged["status"] = merged["status"] or extra.hook_status
-        merged["link"] = merged["link"] or safe_href(extra.desktop_link)
-        for badge in (extensions.CardBadge(*b) for b in extra.badges):
-            if badge.text:
-                merged["badges"].append(
-                    Badge(badge.text, badge.css, safe_href(badge.href), parts=badge.parts)
-                )
-    if merged["status"] not in HOOK_STATUSES:
-        merged["status"] = ""
-    return merged
-
-
-def _dialog_badges(badges: list[Badge], href: str, dialog_url: str) -> tuple[Badge, ...]:
-    """A badge linking to the card's own task dialog (`?task=<key>&tab=review`) opens it
-    over the board like the card does."""
-    result = []
-    for badge in badges:
-        if badge.href == href or badge.href.startswith(href + "&"):
-            rest = badge.href[len(href) + 1 :]
-            badge = replace(badge, dialog_url=dialog_url + (f"?{rest}" if rest else ""))
-        result.append(badge)
-    return tuple(result)
-
-
-def _cards(project: Project, tasks: list[Task], cutoff: datetime) -> list[Card]:
-    extras = extensions.card_extras(tasks) if tasks else {}
-    require_log = settings.RELAYBAY.require_tracker_log
-    board_url = reverse("board", args=[project.slug])
-    # Reversed once per render, filled per card (core/links.py).
-    dialog = link_pattern("task_dialog", "slug", "key")
-    refresh = link_pattern("board_card", "slug", "key")
-    cards = []
-    for t in tasks:
-        more = _merge_extras(extras.get(t.id, []))
-        done = t.stage == "done"
-        label = f"{t.tracker_name} {t.tracker_ref}".strip() if t.tracker_ref else ""
-        href, dialog_url = f"{board_url}?{urlencode({'task': t.key})}", dialog(project.slug, t.key)
-        cards.append(
-            Card(
-                key=t.key,
-                title=t.title,
-                stage=t.stage,
-                is_done=done,
-                archived=_is_archived(t, cutoff),
-                waiting_on="" if done else t.waiting_on,
-                branch=t.branch,
-                next_step="" if done else t.next_step,
-                next_step_stale=not done and is_next_step_stale(t),
-                tracker_label=label,
-                tracker_url=safe_href(t.tracker_url, web_only=True) if label else "",
-                tracker_logged=t.tracker_logged,
-                tracker_not_logged=require_log and not t.tracker_logged and (bool(label) or done),
-                session_name=more["session"],
-                hook_status=more["status"],
-                agent=more["agent"],
-                agent_mark=more["mark"],
-                desktop_link=more["link"],
-                badges=_dialog_badges(more["badges"], href, dialog_url),
-                href=href,
-                dialog_url=dialog_url,
-                refresh_url=refresh(project.slug, t.key),
-            )
-        )
-    return cards
-
-
 def card_data(project: Project, key: str) -> Card:
     """One card of the project (live refresh); NotFound for a key of no task here."""
     wanted = (key or "").strip().lower()
@@ -272,7 +152,7 @@ def card_data(project: Project, key: str) -> Card:
     if task is None:
         raise NotFound(f"Unknown task {wanted or '(empty)'} in project {project.slug}.")
     task.project = project
-    return _cards(project, [task], _cutoff())[0]
+    return card_values.cards(project, [task], _cutoff())[0]
 
 
 def task_in_project(project: Project, key: str) -> Task:
@@ -403,7 +283,7 @@ def _page_tasks(project: Project, state: BoardState, cutoff: datetime) -> list[T
 def board_data(project: Project, state: BoardState) -> Board:
     cutoff = _cutoff()
     counts, hidden, total = _counts(project, state, cutoff)
-    cards = _cards(project, _page_tasks(project, state, cutoff), cutoff)
+    cards = card_values.cards(project, _page_tasks(project, state, cutoff), cutoff)
     by_stage: dict[str, list[Card]] = {s: [] for s in STAGES}
     for card in cards:
         by_stage[card.stage].append(card)

@@ -27,8 +27,16 @@ def inbox_rows(context: Any, group: Any) -> SafeString:
     csrf = str(context.get("csrf_token", ""))
     html = "".join(
         INDENT
-        + row_html(
-            ROW_TEMPLATE, group_id=group.id, counter=0 if row.key else n, row=row, csrf_token=csrf
+        + (
+            row_html(row.block.template, view=row.block.view, csrf_token=csrf)
+            if row.block is not None  # a row its app renders whole (an approval's buttons)
+            else row_html(
+                ROW_TEMPLATE,
+                group_id=group.id,
+                counter=0 if row.key else n,
+                row=row,
+                csrf_token=csrf,
+            )
         )
         + INDENT
         for n, row in enumerate(group.rows, start=1)
