@@ -30,6 +30,11 @@ class AgentSessionsConfig(AppConfig):
 
         inbox.register()
 
+        # Requests waiting for the owner's Approve or Deny: the Inbox's first group, the cards.
+        from sessions.approvals import board as approvals
+
+        approvals.register()
+
         # The PreToolUse guard and the journal of actions on live (§7).
         from sessions.hooks import guard as guard_step
 

@@ -20,6 +20,7 @@ from core.display import Stamp, ago, stamp
 from core.links import link_pattern
 from core.security import current_token
 from sessions import selectors, touched
+from sessions.approvals import board as approval_board
 from sessions.hooks import forgotten, registry, stuck
 from sessions.hooks.registry import agent_mark, agent_title
 from sessions.models import KIND_DESKTOP, WAITING, Session, TaskBinding
@@ -313,6 +314,7 @@ def panel_context(task: Task, error: str = "") -> dict[str, Any]:
         "sp": session_panel(task, error),
         "csrf_token": tokens.csrf_token(current_token()),
         "desktop_kind": KIND_DESKTOP,
+        "approvals": approval_board.panel_views(task),
     }
 
 

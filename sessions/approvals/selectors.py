@@ -34,6 +34,8 @@ class Pending:
     deadline: datetime
     task_title: str = ""
     agent_mark: str = ""  # its two letters ("CC"), as on the card
+    state: str = PENDING  # a request read by `one` may have ended
+    message: str = ""  # a Deny's message
 
     @property
     def from_guard(self) -> bool:
@@ -56,6 +58,16 @@ def pending(
     if session_id is not None:
         rows = rows.filter(session_id=session_id)
     return [_row(r) for r in rows.order_by("requested_at", "id")]
+
+
+def one(approval_id: int) -> Pending | None:
+    """One request whatever its state: the block the board's buttons answer with."""
+    row = (
+        ApprovalRequest.objects.filter(pk=approval_id)
+        .select_related("session", "task", "project")
+        .first()
+    )
+    return _row(row) if row is not None else None
 
 
 def pending_count() -> int:
@@ -98,4 +110,6 @@ def _row(r: ApprovalRequest) -> Pending:
         deadline=r.deadline,
         task_title=r.task.title if r.task is not None else "",
         agent_mark=agent_mark(r.agent),
+        state=r.state,
+        message=r.message,
     )
