@@ -68,6 +68,7 @@ TABLE: dict[str, Fragment] = {
             "environment.proposal_*",
             "policy.proposed",
             "policy.proposal_*",
+            "approval.*",  # Waiting for your approval
         ),
         "the Inbox list and its sidebar badge (notify.js sends at most one notice per 2 s)",
     ),

@@ -10,7 +10,9 @@
 //    (tag = the key: one per task); a click opens the task's Review tab. The permission is
 //    requested ONLY by the button on Settings → Notifications, never on page load. A session
 //    that starts waiting for an answer (session.status_changed to waiting) shows
-//    "<key> is waiting: <what on>".
+//    "<key> is waiting: <what on>". A tool call held for the owner's Approve or Deny
+//    (approval.requested) shows "<agent> waits for your approval: <key> <title>" with the
+//    command; its answer (approval.decided) closes that notification.
 (function () {
   "use strict";
 
@@ -51,6 +53,8 @@
     if (!window.relaybayLive.concerns("effort_section", kind)) { activityChanged(); }
     if (kind === "task.stage_changed") { notifyAcceptance(data); }
     if (kind === "session.status_changed") { notifyWaiting(data); }
+    if (kind === "approval.requested") { notifyApproval(data); }
+    if (kind === "approval.decided") { closeApproval(data); }
   });
 
   // --- browser notifications --------------------------------------------------------------
@@ -121,6 +125,45 @@
       tag: "waiting-" + data.key,
       body: data.session ? "Session " + data.session : "",
     }, href);
+  }
+
+  // A request waiting for the owner: the agent, the task and the command, one per request
+  // (the tag). The live message is small: ask the server for the names, and whether it still
+  // waits (a replayed request already answered shows nothing); fall back to the message.
+  var approvalNotes = {};  // request id -> its notification, closed once it is answered
+
+  function notifyApproval(data) {
+    if (permission() !== "granted" || !data.approval) { return; }
+    var id = String(data.approval);
+    fetch(urlFor("approval", { approval_id: id }), {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .catch(function () { return null; })
+      .then(function (info) {
+        if (info && info.state && info.state !== "pending") { return; }
+        var agent = (info && info.agent) || data.agent || "An agent";
+        var task = info && info.key ? info.key + (info.title ? " " + info.title : "") : (data.key || "");
+        var call = info && info.call ? info.call :
+          String(data.waiting || "").replace(/^your approval: /, "");
+        var href = info && info.href ? info.href :
+          (data.key ? urlFor("board", { slug: data.project || "" }) + "?task=" + encodeURIComponent(data.key) : "");
+        var note = show(agent + " waits for your approval" + (task ? ": " + task : ""), {
+          tag: "approval-" + id,
+          body: call + (data.session ? " · session " + data.session : ""),
+          requireInteraction: true,
+        }, href);
+        if (note) { approvalNotes[id] = note; }
+      });
+  }
+
+  function closeApproval(data) {
+    var id = String(data.approval || "");
+    var note = approvalNotes[id];
+    if (!note) { return; }
+    delete approvalNotes[id];
+    if (note.close) { note.close(); }
   }
 
   // --- Settings → Notifications -----------------------------------------------------------
