@@ -188,6 +188,7 @@ def seed() -> Seeded:
             _step(calls, known, key, step)
     _seed_policy(OWNER)
     demo_stands.seed(OWNER)
+    demo_stands.seed_ask(keys["todo"])
     demo_memory.seed()
     from django.conf import settings
 

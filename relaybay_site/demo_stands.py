@@ -1,5 +1,6 @@
 """The demo's Stands & access (§7): acme-shop's local, test and live stands with their access
-entries — references only, never a secret — and an agent's pending proposal for live.
+entries — references only, never a secret — an agent's pending proposal for live, and a
+call the guard asks the owner about (deploy on test is at level ask), waiting on the board.
 
 Written through the environments services, as the Stands & access page and
 environment_propose write them, so the rows have their events; `relaybay_site.demo.seed`
@@ -56,6 +57,9 @@ ENVIRONMENT_PROPOSAL = {
     ],
 }
 ENVIRONMENT_PROPOSAL_AGENT = "invoice-agent"
+# The VAT task's agent puts its fix on test: a helm change there asks the owner first.
+ASK_SESSION = "invoice-agent"
+ASK_COMMAND = "helm upgrade shop ./chart --kube-context acme-test --set image.tag=vat-rounding"
 
 
 def seed(owner: str) -> None:
@@ -77,3 +81,40 @@ def seed(owner: str) -> None:
         "live's map the next agent looks there first.",
         actor=CallerRef(session=ENVIRONMENT_PROPOSAL_AGENT),
     )
+
+
+def seed_ask(key: str) -> None:
+    """The guard's real verdict on ASK_COMMAND, stored as the hook stores a held ask, so the
+    Inbox opens on "Waiting for your approval" (and the task's card and Session panel)."""
+    from django.conf import settings
+    from django.db import transaction
+
+    from environments import guard
+    from environments import selectors as stands
+    from sessions.approvals.services import Asked, approval_requested_step
+    from sessions.models import FROM_GUARD, Session
+    from tasks.models import Task
+
+    task = Task.objects.select_related("project").get(key=key)
+    rules = [
+        guard.stand_rules(v, v.policy, task.project.slug) for v in stands.guard_stands(task.project)
+    ]
+    call = guard.shell(ASK_COMMAND)
+    verdict = guard.decide(call, rules, text=guard.read_call(call))
+    touch = next(t for t in verdict.touches if t.decision == "ask")
+    session = Session.objects.get(name=ASK_SESSION)
+    asked = Asked(
+        agent=session.agent,
+        agent_session_id=session.agent_session_id,
+        source=FROM_GUARD,
+        tool="Bash",
+        summary=verdict.journal_command(()),
+        stand=touch.environment,
+        level=touch.level,
+        rule=touch.rule,
+        reason=verdict.reason,
+    )
+    # As long as a real hold would wait (the setting, when there is one).
+    seconds = getattr(settings.RELAYBAY, "approval_wait_seconds", 0) or 540
+    with transaction.atomic():
+        approval_requested_step(asked, session=session, task=task, seconds=seconds, actor="hook")

@@ -6,6 +6,7 @@ import contextlib
 import json
 import re
 import sqlite3
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -263,6 +264,33 @@ def test_acme_shop_has_local_test_and_live_stands_with_access_and_a_pending_prop
     assert json.loads(events[-1][2])["proposal"] == number
 
 
+def test_a_guard_ask_waits_for_the_owner_on_the_vat_task(seeded: Path) -> None:
+    """The guard's own verdict on a helm change on test (deploy there is at level ask), held
+    as the hook holds one: the Inbox opens on "Waiting for your approval"."""
+    [(state, source, agent, summary, stand, level, rule, key, session)] = rows(
+        seeded,
+        "SELECT a.state, a.source, a.agent, a.summary, a.stand, a.level, a.rule, t.key, s.name "
+        "FROM agent_sessions_approvalrequest a JOIN tasks_task t ON t.id = a.task_id "
+        "JOIN agent_sessions_session s ON s.id = a.session_id",
+    )
+    assert (state, source, agent, stand, level, rule) == (
+        "pending",
+        "guard",
+        "claude-code",
+        "test",
+        "ask",
+        "helm-change",
+    )
+    assert summary.startswith("helm upgrade shop ./chart --kube-context acme-test")
+    assert session == "invoice-agent"
+    title = one(seeded, f"SELECT title FROM tasks_task WHERE key = '{key}'")
+    assert title == "VAT rounding on invoices"
+    kinds = [
+        k for (k,) in rows(seeded, "SELECT kind FROM tasks_event WHERE kind LIKE 'approval.%'")
+    ]
+    assert kinds == ["approval.requested"]
+
+
 def test_no_token_is_created(seeded: Path) -> None:
     assert not (seeded / "token").exists()
 
@@ -329,6 +357,14 @@ def test_serve_serves_the_seeded_folder(seeded: Path) -> None:
         assert "nightly at 03:00 UTC" in found
         assert "on every merge to main." not in found
         assert "architecture" in found
+        # The board opens on the request waiting for the owner.
+        inbox = urllib.request.Request(
+            server.base_url + "/inbox", headers={"Authorization": f"Bearer {server.token}"}
+        )
+        with urllib.request.urlopen(inbox, timeout=10) as answer:
+            html = answer.read().decode()
+        assert 'id="inbox-approvals"' in html
+        assert "helm upgrade shop ./chart" in html
     finally:
         server.stop()
     assert len(list((seeded / "attachments").rglob("*.png"))) == 2  # not swept as orphans
