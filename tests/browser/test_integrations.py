@@ -174,7 +174,8 @@ def test_plan_apply_and_check_from_the_page(ig, new_page, shot):
     # Codex, never connected here, is one ok line: "not connected (to connect: …)"
     expect(check_row(page, "Codex").locator(".state-pill")).to_have_text("ok")
     expect(check_row(page, "Codex")).to_contain_text("not connected (to connect: relaybay setup")
-    expect(page.locator(".ig-check-summary")).to_have_text("Check: 1 of 7 items failed.")
+    expect(check_row(page, "Gemini CLI")).to_contain_text("not connected (to connect: relaybay")
+    expect(page.locator(".ig-check-summary")).to_have_text("Check: 1 of 8 items failed.")
     expect(page.get_by_role("button", name="Run check")).to_be_enabled()
     assert page.evaluate("window.__igMarker") == "kept"
     assert page.url == base + PAGE + "?mode=command"
@@ -306,3 +307,43 @@ def test_codex_shows_beside_claude_code_and_reads_well_at_every_width(ig, new_pa
             w.assert_clean()
     finally:
         shutil.rmtree(codex_home)
+
+
+def test_gemini_shows_beside_the_others_and_reads_well_at_every_width(ig, new_page, shot):
+    """relaybay's hooks and MCP entry in the profile's ~/.gemini/settings.json (written by
+    `relaybay setup --agent gemini`): the Gemini CLI section lists each item with its pill,
+    the failures (folder trust, no hook event yet) with their fix, its plan offers Remove,
+    and it fits 1280 and 390 px."""
+    gemini_home = ig.claude_home / ".gemini"
+    try:
+        done = run_cli(
+            "setup", "--agent", "gemini", "--apply", "--port", str(ig.server.port),
+            home=ig.server.home, env={"HOME": str(ig.claude_home), "GEMINI_CLI_HOME": ""},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        for size in ({"width": 1280, "height": 900}, PHONE):
+            w = new_page(**size)
+            page = w.page
+            sign_in(page, ig.server, PAGE)
+            section = page.locator("#integrations-gemini")
+            expect(section.get_by_role("heading", level=2)).to_have_text("Gemini CLI")
+            items = section.locator("#ig-gemini-items li")
+            expect(items).to_have_count(5)
+            hooks = items.filter(has=page.locator("strong", has_text="Gemini hooks in settings"))
+            expect(hooks.locator(".state-pill")).to_have_text("ok")
+            expect(hooks).to_contain_text("failing open")
+            mcp = items.filter(has=page.locator("strong", has_text="Gemini MCP server"))
+            expect(mcp.locator(".state-pill")).to_have_text("ok")
+            trust = items.filter(has=page.locator("strong", has_text="Gemini folder trust"))
+            expect(trust.locator(".ig-fix")).to_contain_text("TRUST_FOLDER")
+            expect(section.locator("#ig-gemini-connect")).to_contain_text("RELAYBAY_TOKEN")
+            plan = page.locator("#integrations-plan-gemini")
+            expect(plan.get_by_role("button", name="Remove")).to_be_visible()
+            assert page.evaluate(NO_OVERFLOW), (size, page.evaluate(SCROLL_WIDTH))
+            section.scroll_into_view_if_needed()
+            shot(page, f"integrations-gemini-{size['width']}")
+            plan.scroll_into_view_if_needed()
+            shot(page, f"integrations-gemini-plan-{size['width']}")
+            w.assert_clean()
+    finally:
+        shutil.rmtree(gemini_home, ignore_errors=True)

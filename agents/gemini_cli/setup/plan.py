@@ -57,9 +57,9 @@ def apply_notes(data: dict[str, Any], target: Target) -> tuple[str, ...]:
         f"its environment: the token itself is never written into settings.json, so "
         f"{TOKEN_ENV} must hold it where Gemini starts.",
         f"trust: true on mcpServers.{entries.MCP_NAME} lets Gemini call relaybay's own tools "
-        "without asking you each time (without it `gemini -p` does not even offer them to the "
+        "without asking you each time (without it, gemini -p does not even offer them to the "
         "model); your other servers keep their own setting.",
-        f"Each hook ends with `{entries.FAIL_OPEN}`: when relaybay, its Python or its venv is "
+        f'Each hook ends with "{entries.FAIL_OPEN}": when relaybay, its Python or its venv is '
         "gone the hook prints {} and exits 0, so Gemini goes on instead of denying every tool.",
         "Gemini runs no hook in a folder it does not trust: relaybay setup --agent gemini "
         "--check names the project folders not trusted yet and how to trust them; setup never "

@@ -107,7 +107,7 @@ def trust_item(home: Path, folders: list[str], *, where: str) -> Item:
     if not untrusted:
         return Item(True, NAME, f"Gemini trusts {_named(folders)} ({where})")
     detail = (
-        f"Gemini CLI runs no hook (and `gemini -p` does not start) in a folder it does not "
+        f"Gemini CLI runs no hook (and gemini -p does not start) in a folder it does not "
         f"trust, and it does not trust {_named(untrusted)} ({where})"
     )
     example = json.dumps({untrusted[0]: "TRUST_FOLDER"})
