@@ -162,8 +162,17 @@ LIMITS = (
     ),
     (
         "Gemini CLI's MCP calls carry no session id: the agent passes the hook session the "
-        "BeforeAgent context gives it as hook_session. Its hooks run only in a trusted folder, "
-        "and it has no todo tool its hooks report."
+        "BeforeAgent context gives it as hook_session. A script that starts Gemini can choose "
+        "the id itself — `gemini --session-id <id>` with `RELAYBAY_SESSION=<id>` in its "
+        'environment and `"X-Relaybay-Session": "${RELAYBAY_SESSION}"` added to the headers '
+        "of `mcpServers.relaybay` (relaybay setup keeps it): Gemini then sends that header with "
+        "every MCP request, but relaybay's MCP server does not read it yet."
+    ),
+    (
+        "Gemini CLI runs no hook at all in a folder it does not trust (and `gemini -p` does "
+        "not start there): `relaybay setup --agent gemini --check` and `relaybay doctor` name "
+        "the project folders it does not trust and how to trust them; relaybay never writes "
+        "trustedFolders.json. It has no todo tool its hooks report."
     ),
 )
 

@@ -79,7 +79,6 @@ def test_the_dry_run_shows_the_diff_the_hash_and_the_notes_and_writes_nothing(
     assert "Note: trust: true on mcpServers.relaybay" in out
     assert "Dry run: nothing written" in out
     assert f'export RELAYBAY_TOKEN="$(cat {data / "token"})"' in out
-    assert "--session-id <id> and RELAYBAY_SESSION=<id>" in out
     assert path.read_bytes() == before
     assert list(path.parent.iterdir()) == [path]
     assert not (data / "token").exists()
