@@ -52,6 +52,7 @@ class ApprovalView:
     task_key: str
     task_title: str
     task_href: str
+    project_name: str
     from_guard: bool
     tool: str
     summary: str
@@ -60,7 +61,7 @@ class ApprovalView:
     rule: str
     reason: str
     asked: Stamp
-    waited: str  # "4 min"
+    waited: str  # "Asked just now", "Waiting 4 min"
     deadline: Stamp
     left: str  # "5 min left", "time is up"
     approve_url: str
@@ -94,6 +95,10 @@ def span(seconds: float) -> str:
     return f"{seconds // 86400} d"
 
 
+def waited(seconds: float) -> str:
+    return "Asked just now" if seconds < 60 else f"Waiting {span(seconds)}"
+
+
 def time_left(deadline: datetime, now: datetime) -> str:
     seconds = (deadline - now).total_seconds()
     return "time is up" if seconds <= 0 else f"{span(seconds)} left"
@@ -120,6 +125,7 @@ def view_of(p: Pending, place: str, now: datetime | None = None) -> ApprovalView
         task_key=p.task_key,
         task_title=p.task_title,
         task_href=task_href,
+        project_name=p.project_name,
         from_guard=p.from_guard,
         tool=p.tool,
         summary=p.summary,
@@ -128,7 +134,7 @@ def view_of(p: Pending, place: str, now: datetime | None = None) -> ApprovalView
         rule=p.rule,
         reason=p.reason,
         asked=asked,
-        waited=span((now - p.requested_at).total_seconds()),
+        waited=waited((now - p.requested_at).total_seconds()),
         deadline=deadline,
         left=time_left(p.deadline, now),
         approve_url=reverse("approval_approve", args=[p.id]),

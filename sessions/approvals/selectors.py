@@ -36,6 +36,7 @@ class Pending:
     agent_mark: str = ""  # its two letters ("CC"), as on the card
     state: str = PENDING  # a request read by `one` may have ended
     message: str = ""  # a Deny's message
+    project_name: str = ""
 
     @property
     def from_guard(self) -> bool:
@@ -112,4 +113,5 @@ def _row(r: ApprovalRequest) -> Pending:
         agent_mark=agent_mark(r.agent),
         state=r.state,
         message=r.message,
+        project_name=r.project.name if r.project is not None else "",
     )

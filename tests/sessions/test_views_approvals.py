@@ -248,7 +248,8 @@ def test_the_inbox_shows_the_group_first_with_everything_a_decision_needs(web: C
     assert "Claude Code · alice · Ship it" in group
     assert "stand <strong>test</strong> at level <strong>ask</strong>" in group
     assert "rule <code>deploy</code>" in group
-    assert "Waiting <time" in group
+    assert "Asked just now</time>" in group
+    assert '<span class="inbox-row-project">acme-shop</span>' in group  # its name
     assert "9 min left" in group or "8 min left" in group
     assert f'action="/approvals/{request.pk}/approve"' in group
     assert f'action="/approvals/{request.pk}/deny"' in group
@@ -274,13 +275,14 @@ def test_the_card_and_the_session_panel_show_the_waiting_request(web: Client) ->
     card = web.get(f"/p/acme-shop/card/{key}").content.decode()
     assert f'id="approval-card-{request.pk}"' in card
     assert "Its own permission prompt" in card
-    assert "Claude Code · alice" in card
+    assert "Waiting for your approval" in card
     assert f'hx-post="/approvals/{request.pk}/approve"' in card
     board = web.get("/p/acme-shop").content.decode()
     assert f'id="approval-card-{request.pk}"' in board
     panel = web.get(f"/p/acme-shop/t/{key}/session").content.decode()
     assert f'id="approval-panel-{request.pk}"' in panel
     assert f'hx-target="#approval-panel-{request.pk}"' in panel
+    assert "Claude Code · alice" in panel
 
     approvals.approval_decide(approval_id=request.pk, approve=True, message="", actor="owner")
     assert "approval-card" not in web.get(f"/p/acme-shop/card/{key}").content.decode()
