@@ -62,7 +62,7 @@ def test_the_effort_page_shows_the_shipped_prices_with_their_date():
 def test_the_agents_page_names_every_adapter_and_what_codex_cannot_do():
     text = docgen.render_agents()
     assert "| Hook route | `POST /hooks/claude-code` | `POST /hooks/codex` |" in text
-    assert "| PermissionRequest | — | `notice` |" in text
+    assert "| PermissionRequest | `approval` | `approval` |" in text
     assert "Codex has no wake-up hook" in text
 
 

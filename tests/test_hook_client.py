@@ -770,3 +770,10 @@ def test_a_hold_that_is_no_number_of_seconds_is_no_hold(
     result = run_client(fake.url(), token_file, BODY, "--hold", value)
     assert (result.code, result.stdout, result.stderr) == (0, b"", b"")
     assert "X-Relaybay-Hold" not in fake.requests[-1][1]
+
+
+def test_the_server_reads_the_hold_the_client_sends() -> None:
+    from sessions.hooks import endpoint
+
+    assert endpoint.HOLD_HEADER == hook_client.HOLD_HEADER.lower()
+    assert endpoint.HOLD_MAX == hook_client.HOLD_MAX

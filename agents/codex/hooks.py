@@ -115,9 +115,10 @@ LIMITS = (
     ),
     (
         "Codex treats a PreToolUse “ask” (and “allow”) as a failed hook and runs the tool, so"
-        " relaybay never sends it one: where the guard would ask, Codex is denied with a "
-        "reason that tells it to ask the owner first, and the journal says so (decision ask, "
-        "sent as deny)."
+        " relaybay never sends it one: where the guard would ask, the hook waits for your "
+        "Approve or Deny on the board (an Approve is the empty answer); a hook that cannot "
+        "wait (written without --hold) is denied with a reason that tells Codex to ask the "
+        "owner first, and the journal says so (decision ask, sent as deny)."
     ),
     (
         "Codex has no http hooks (only command hooks, which must be trusted: `relaybay setup "

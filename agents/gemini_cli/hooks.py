@@ -146,8 +146,11 @@ LIMITS = (
     ),
     (
         "Gemini CLI ignores a hook's “allow” and hangs `gemini -p` on an “ask”, so relaybay "
-        "never sends either: where the guard would ask, Gemini is denied with a reason that "
-        "tells it to ask the owner first, and the journal says so (decision ask, sent as deny)."
+        "never sends either: where the guard would ask, the hook waits for your Approve or "
+        "Deny on the board (an Approve is the empty answer); a hook that cannot wait is denied "
+        "with a reason that tells Gemini to ask the owner first, and the journal says so "
+        "(decision ask, sent as deny). Gemini's own confirmations happen only in its TUI and "
+        "never reach a hook: they cannot be answered from the board."
     ),
     (
         "Gemini CLI reads relaybay's context only with a prompt (BeforeAgent) and after a "

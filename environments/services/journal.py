@@ -16,6 +16,7 @@ from tasks.events import EventKind, record_event
 from tasks.models import Event, Project, Task
 
 DECISIONS = ("allow", "log", "warn", "ask", "deny")
+HELD = "hold"  # sent: the ask was held for the owner's answer on the board
 COMMAND_MAX = 200
 
 
@@ -35,10 +36,14 @@ def live_action_record(
 ) -> Event:
     """Append the live.action event of one guarded call on one live environment. `agent`:
     whose hooks sent the call ("claude-code", "codex"); `sent`: what the agent was answered
-    when it differs from the decision (an agent that cannot ask gets a deny)."""
-    for name, value in (("decision", decision), ("sent", sent or decision)):
-        if value not in DECISIONS:
-            raise InvalidField(name, f"{name} must be one of {', '.join(DECISIONS)}.")
+    when it differs from the decision (an agent that cannot ask gets a deny; an ask its hook
+    waits on is "hold": the owner answers on the board, approval.decided says how)."""
+    for name, value, allowed in (
+        ("decision", decision, DECISIONS),
+        ("sent", sent or decision, (*DECISIONS, HELD)),
+    ):
+        if value not in allowed:
+            raise InvalidField(name, f"{name} must be one of {', '.join(allowed)}.")
     with transaction.atomic():
         return record_event(
             EventKind.LIVE_ACTION,

@@ -22,6 +22,8 @@ DOES = {
     ev.PRE_TOOL: "the guard (deny / ask / warn); status working; owner comments delivered",
     ev.POST_TOOL: "status working; owner comments; the agent's todo; plan reminders",
     ev.NOTICE: "status waiting, with what the agent waits on",
+    ev.APPROVAL: "status waiting; held for your Approve or Deny on the board when its hook can "
+    "wait, else left to the CLI",
     ev.STOP: "status idle; a Stop block while owner comments wait, or for the turn-end check",
     ev.SESSION_END: "status ended and the session's tasks unbound — unless the adapter says "
     "the work goes on",
@@ -116,6 +118,7 @@ FLAGS: tuple[tuple[str, str, str, str], ...] = (
         "",
     ),
     ("turn_end_blocks", "Turn-end blocks per turn, at most", "", ""),
+    ("holds", "The owner approves on the board (the hook is held)", "", ""),
 )
 
 
@@ -133,11 +136,31 @@ def _flag(agent: AgentSpec, key: str, yes: str, no: str) -> str:
     if key == "turn_end_blocks":
         again = " (the block returns as a new prompt: the same turn)"
         return str(caps.turn_end_blocks) + (again if caps.block_returns_as_prompt else "")
+    if key == "holds":
+        return _holds(agent)
     text = yes if getattr(agent.capabilities, key) else no
     if key == "end_is_process" and not agent.capabilities.end_is_process:
         kept = agent.capabilities.end_keeps_bindings
         text += f" (bindings kept after {' or '.join(sorted(kept))})" if kept else ""
     return text
+
+
+HOLD_WORDS = {
+    ev.PRE_TOOL: "the guard's ask on {name} (Approve runs the call, Deny or no answer in time "
+    "blocks it)",
+    ev.APPROVAL: "its own permission prompt, {name} (Approve allows, Deny refuses with your "
+    "words, no answer in time leaves it to the CLI)",
+}
+
+
+def _holds(agent: AgentSpec) -> str:
+    """Which of its events wait for the owner's Approve or Deny on the board."""
+    held = [
+        HOLD_WORDS[kind].format(name=agent.kinds.get(kind, kind))
+        for kind in ev.KINDS
+        if kind in agent.capabilities.holds and kind in HOLD_WORDS
+    ]
+    return "; ".join(held) or "no"
 
 
 def _facts() -> list[str]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
 
 from asgiref.sync import sync_to_async
 
@@ -40,6 +42,10 @@ from sessions.hooks.registry import AgentSpec
 from sessions.models import GONE, Session
 
 log = logging.getLogger("relaybay.hooks")
+# How long the hook's client says it waits for this answer: relaybay.hook_client's
+# HOLD_HEADER and HOLD_MAX (the client imports nothing of the server; a test holds them equal).
+HOLD_HEADER = "x-relaybay-hold"
+HOLD_MAX = 3600.0
 
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 _hook_event = sync_to_async(service.hook_event, thread_sensitive=True)
@@ -99,10 +105,29 @@ async def _held(answer_: HookAnswer, event: HookEvent, receive: Receive) -> bool
     return outcome != GONE
 
 
+def _hold_of(headers: dict[str, str]) -> float:
+    """How long the hook's client waits for this answer (its X-Relaybay-Hold), 0 when it
+    does not say or says nonsense."""
+    try:
+        seconds = float(headers.get(HOLD_HEADER, "0"))
+    except ValueError:
+        return 0.0
+    return seconds if 0 < seconds <= HOLD_MAX else 0.0
+
+
 async def _gone(receive: Receive) -> None:
     """Returns when the client has gone away (its hook process ended or was killed)."""
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def _parse(adapter: AgentSpec, payload: dict[str, Any], sent: dict[str, str]) -> HookEvent | None:
+    """The adapter's event, with how long its client waits when the agent holds it."""
+    headers = {name: sent[name] for name in adapter.passed_headers if name in sent}
+    event = adapter.parse(payload, headers)
+    if event is not None and event.kind in adapter.capabilities.holds:
+        event = replace(event, hold=_hold_of(sent))
+    return event
 
 
 def door(adapter: AgentSpec) -> App:
@@ -122,11 +147,9 @@ def door(adapter: AgentSpec) -> App:
         if payload is None:
             await _refuse(send, 400, problem)
             return
-        sent = headers_of(scope.get("headers", []))
-        headers = {name: sent[name] for name in adapter.passed_headers if name in sent}
         event = None
         try:
-            event = adapter.parse(payload, headers)
+            event = _parse(adapter, payload, headers_of(scope.get("headers", [])))
             done = await _hook_event(event) if event is not None else None
         except Exception:
             # Never in the agent's way: a failure is logged and the hook ends quietly.
