@@ -59,6 +59,7 @@ ENVIRONMENT_PROPOSAL = {
 ENVIRONMENT_PROPOSAL_AGENT = "invoice-agent"
 # The VAT task's agent puts its fix on test: a helm change there asks the owner first.
 ASK_SESSION = "invoice-agent"
+ASK_WAIT_SECONDS = 7 * 24 * 3600
 ASK_COMMAND = "helm upgrade shop ./chart --kube-context acme-test --set image.tag=vat-rounding"
 
 
@@ -86,7 +87,6 @@ def seed(owner: str) -> None:
 def seed_ask(key: str) -> None:
     """The guard's real verdict on ASK_COMMAND, stored as the hook stores a held ask, so the
     Inbox opens on "Waiting for your approval" (and the task's card and Session panel)."""
-    from django.conf import settings
     from django.db import transaction
 
     from environments import guard
@@ -114,7 +114,8 @@ def seed_ask(key: str) -> None:
         rule=touch.rule,
         reason=verdict.reason,
     )
-    # As long as a real hold would wait (the setting, when there is one).
-    seconds = getattr(settings.RELAYBAY, "approval_wait_seconds", 0) or 540
+    # No hook holds it, and a request past its deadline leaves the board (nobody could
+    # answer it any more): the demo's waits a week, so whoever opens the demo later sees it.
+    seconds = ASK_WAIT_SECONDS
     with transaction.atomic():
         approval_requested_step(asked, session=session, task=task, seconds=seconds, actor="hook")

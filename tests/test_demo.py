@@ -282,6 +282,11 @@ def test_a_guard_ask_waits_for_the_owner_on_the_vat_task(seeded: Path) -> None:
         "helm-change",
     )
     assert summary.startswith("helm upgrade shop ./chart --kube-context acme-test")
+    [(waits,)] = rows(
+        seeded,
+        "SELECT julianday(deadline) - julianday(requested_at) FROM agent_sessions_approvalrequest",
+    )
+    assert round(waits) == 7  # no hook holds it: it stays on the board for a week
     assert session == "invoice-agent"
     title = one(seeded, f"SELECT title FROM tasks_task WHERE key = '{key}'")
     assert title == "VAT rounding on invoices"
