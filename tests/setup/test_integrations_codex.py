@@ -162,8 +162,13 @@ def test_run_check_adds_codex_after_claude_code_when_it_is_there(
         assert response.status_code == 200
         return rows(response.content.decode())
 
-    # neither agent connected: one ok line each, naming the command that connects it
-    assert check() == [("FAIL", "relaybay server"), ("ok", "Claude Code"), ("ok", "Codex")]
+    # no agent connected: one ok line each, naming the command that connects it
+    assert check() == [
+        ("FAIL", "relaybay server"),
+        ("ok", "Claude Code"),
+        ("ok", "Codex"),
+        ("ok", "Gemini CLI"),
+    ]
     apply_codex(codex_home)
     names = [name for _, name in check()]
     # nothing listens, so no hook endpoint is asked; the file items and the database are read
@@ -175,6 +180,7 @@ def test_run_check_adds_codex_after_claude_code_when_it_is_there(
         "Codex hook command runs",
         "Codex MCP registered",
         "Codex hook event seen",
+        "Gemini CLI",
     ]
 
 
