@@ -260,7 +260,8 @@ class RelaybayMCPServer(MCPServer):
         too_long = _too_long(name, properties, arguments) + _too_big(name, arguments)
         if too_long:
             raise ToolError("\n".join(too_long) + "\nNothing changed.")
-        token = calls.enter(_request_meta(context))  # Codex's _meta.sessionId (core/calls.py)
+        # Codex's _meta.sessionId, or an X-Relaybay-Session header (core/calls.py)
+        token = calls.enter(_request_meta(context), _session_header(context))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -277,6 +278,16 @@ def _request_meta(context: Context | None) -> Any:
         return context.request_context.meta if context is not None else None
     except (ValueError, AttributeError):
         return None
+
+
+def _session_header(context: Context | None) -> str:
+    """The HTTP request's X-Relaybay-Session header, "" when there is none."""
+    try:
+        request = context.request_context.request if context is not None else None
+        headers = getattr(request, "headers", None)
+        return str(headers.get(calls.SESSION_HEADER, "")) if headers is not None else ""
+    except (ValueError, AttributeError):
+        return ""
 
 
 def transport_security(hosts: list[str], port: int) -> TransportSecuritySettings:
