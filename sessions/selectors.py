@@ -10,6 +10,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
 
 from core.errors import NotFound
 from core.rows import columns, fetch_all, fetch_one, fetch_related
@@ -19,7 +20,9 @@ from sessions.models import (
     ENDED,
     KIND_DESKTOP,
     KIND_HOOK,
+    PENDING,
     WAITING,
+    ApprovalRequest,
     Session,
     SessionTodo,
     TaskBinding,
@@ -359,17 +362,24 @@ class WaitingSession:
     tasks: tuple[Task, ...]
 
 
+def _waiting() -> QuerySet[Session]:
+    """Sessions waiting for an answer, but not those whose wait is a request in "Waiting for
+    your approval": the Inbox lists each wait once, where it can be answered."""
+    approving = ApprovalRequest.objects.filter(
+        state=PENDING, deadline__gt=timezone.now(), session__isnull=False
+    ).values("session_id")
+    return Session.objects.filter(hook_status=WAITING).exclude(id__in=approving)
+
+
 def waiting_count() -> int:
     """How many sessions wait now (the Inbox group's total when it builds its first rows)."""
-    return Session.objects.filter(hook_status=WAITING).count()
+    return _waiting().count()
 
 
 def waiting_sessions(limit: int = 100) -> list[WaitingSession]:
     """Sessions waiting now, the longest wait first, with their open bound tasks; two
     queries."""
-    sessions = list(
-        Session.objects.filter(hook_status=WAITING).order_by("activity_at", "id")[:limit]
-    )
+    sessions = list(_waiting().order_by("activity_at", "id")[:limit])
     bound: dict[int, list[Task]] = {s.id: [] for s in sessions}
     bindings = (
         TaskBinding.objects.select_related("task__project")

@@ -119,3 +119,17 @@ def test_the_terminal_answers_only_the_clis_own_prompts() -> None:
     cli.refresh_from_db()
     guard.refresh_from_db()
     assert (cli.state, guard.state) == ("terminal", "pending")
+
+
+def test_a_wait_the_owner_can_answer_on_the_board_is_listed_once() -> None:
+    """The CLI's prompt makes the session wait; its request is in "Waiting for your approval",
+    so "Agents waiting for an answer" leaves it out while the request waits."""
+    from sessions.models import WAITING, Session
+    from sessions.selectors import waiting_count, waiting_sessions
+
+    request = ask(source="cli", tool="Write", summary="notes.txt")
+    Session.objects.filter(pk=request.session_id).update(hook_status=WAITING)
+    assert (waiting_count(), waiting_sessions()) == (0, [])
+    approvals.approval_ended(approval_id=request.pk, state="terminal", actor="hook")
+    assert waiting_count() == 1
+    assert [w.name for w in waiting_sessions()] == ["alice"]
