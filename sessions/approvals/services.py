@@ -6,7 +6,7 @@ transaction; the held hook learns the outcome from the live bus after commit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,9 +20,12 @@ from sessions.models import (
     FROM_CLI,
     PENDING,
     TERMINAL,
+    WAITING,
+    WORKING,
     ApprovalRequest,
     Session,
 )
+from sessions.services.hooks import write_status
 from tasks.events import EventKind, record_event
 from tasks.models import Project, Task
 
@@ -151,6 +154,20 @@ def _end(approval: ApprovalRequest, state: str, actor: str, message: str) -> Non
         task=approval.task,
         actor=actor,
         payload=payload,
+    )
+    if state in OWNER_STATES:
+        _goes_on(approval, said=_said(approval), actor=actor, now=now)
+
+
+def _goes_on(approval: ApprovalRequest, *, said: str, actor: str, now: datetime) -> None:
+    """The owner answered: a session that waited on its CLI's prompt works again (its next
+    hook event would say so too; the board should not wait for it)."""
+    session = approval.session
+    if session is None or session.hook_status != WAITING:
+        return
+    activity = f"{approval.tool} {said} on the board"[:200]
+    write_status(
+        session, status=WORKING, activity=activity, cwd="", before=WAITING, actor=actor, now=now
     )
 
 

@@ -133,3 +133,16 @@ def test_a_wait_the_owner_can_answer_on_the_board_is_listed_once() -> None:
     approvals.approval_ended(approval_id=request.pk, state="terminal", actor="hook")
     assert waiting_count() == 1
     assert [w.name for w in waiting_sessions()] == ["alice"]
+
+
+def test_the_owners_answer_ends_the_sessions_wait_at_once() -> None:
+    """The owner approved the CLI's prompt: the session works again on the board now, not
+    only at its next hook event (the Inbox's waiting group no longer lists it)."""
+    from sessions.models import WAITING, WORKING, Session
+
+    request = ask(source="cli", tool="Write", summary="notes.txt")
+    Session.objects.filter(pk=request.session_id).update(hook_status=WAITING)
+    approvals.approval_decide(approval_id=request.pk, approve=True, message="", actor="owner")
+    session = Session.objects.get(pk=request.session_id)
+    assert (session.hook_status, session.activity) == (WORKING, "Write approved on the board")
+    assert kinds()[-2:] == ["approval.decided", "session.status_changed"]
