@@ -24,7 +24,7 @@ from typing import Any
 
 from core.actor import OWNER
 from core.clock import set_back
-from relaybay_site import demo_effort, demo_memory, demo_stands, sql
+from relaybay_site import demo_agents, demo_effort, demo_memory, demo_stands, sql
 from relaybay_site.demo_data import (
     DESKTOP,
     LAST_REPORT,
@@ -192,6 +192,7 @@ def seed() -> Seeded:
     demo_memory.seed()
     from django.conf import settings
 
+    demo_agents.seed(settings.RELAYBAY.home_path)  # first: Claude Code's effort skips theirs
     demo_effort.seed(settings.RELAYBAY.home_path)
     return Seeded(projects=[project["slug"] for project in PROJECTS], tasks=keys)
 

@@ -17,6 +17,9 @@ from core.actor import OWNER
 REPO_PATH = "/home/dev/acme-shop"
 REVIEW_HOOK_SESSION = "demo-review-hook-session"
 TODO_HOOK_SESSION = "demo-todo-hook-session"
+# The sessions another agent CLI reports for (demo_agents.py), and their own ids.
+CODEX_SESSION, CODEX_HOOK_SESSION = "cart-agent", "019b2c4e-6a10-7d31-8f2a-5c0e9b7a1d42"
+GEMINI_SESSION, GEMINI_HOOK_SESSION = "api-agent", "7c3e91a2-4b5d-4f86-9e0a-2d6b8c1f3e57"
 # Values a step cannot know when this table is written: seed fills them in as it runs.
 DESKTOP = "{the desktop session}"  # a new local_<uuid> on every run
 LAST_REPORT = "{the task's last report}"  # that report's id
@@ -44,7 +47,7 @@ class Scene:
 
 
 def hook_linked(agent: str, hook_session: str) -> tuple[Step, Step]:
-    """The agent binds the task to its named session, then links its Claude Code id to it."""
+    """The agent binds the task to its named session, then links its own agent id to it."""
     return (
         Step("bind", agent, {"session": agent}),
         Step("touch", agent, {"session": agent, "hook_session": hook_session}),
@@ -153,6 +156,7 @@ PLANNING = (
             "progress": "Read the gateway docs: it can count per header.",
         },
         (
+            *hook_linked(GEMINI_SESSION, GEMINI_HOOK_SESSION),
             Step(
                 "report", "api-agent", {"body": "inspected · M · the gateway can count per header"}
             ),
@@ -193,7 +197,7 @@ DEVELOPMENT = (
             "progress": "Model and migration done; merging on sign-in is under way.",
         },
         (
-            Step("bind", "cart-agent", {"session": "cart-agent"}),
+            *hook_linked(CODEX_SESSION, CODEX_HOOK_SESSION),
             Step(
                 "plan",
                 "cart-agent",

@@ -1,6 +1,7 @@
 """The demo's effort: a transcript per demo session that works on a task.
 
-Each session bound to a task gets a Claude Code transcript in the demo's own folder
+Each session bound to a task (but the Codex and Gemini ones of demo_agents.py, which write
+their own) gets a Claude Code transcript in the demo's own folder
 (`<data folder>/demo-agents/claude/projects/…`) and one PostToolUse hook naming it, as
 Claude Code would; the lines are counted by the same service the hooks trigger, given the
 demo's folder as the agent's. The responses fall between the task's binding and now, so the
@@ -35,12 +36,14 @@ def seed(home: Path) -> None:
     from sessions import services as session_services
     from sessions.models import TaskBinding
 
-    roots = Roots({AGENT: str(home / "demo-agents" / "claude"), "codex": str(home / "demo-agents")})
+    roots = Roots({AGENT: str(home / "demo-agents" / "claude")})
     folder = Path(roots.folder(AGENT)) / "projects" / REPO_PATH.replace("/", "-")
     folder.mkdir(parents=True, exist_ok=True)
     bindings = TaskBinding.objects.filter(unbound_at__isnull=True).select_related("session")
     for index, binding in enumerate(bindings.order_by("id")):
         session = binding.session
+        if session.agent not in ("", AGENT):
+            continue  # another agent's session: demo_agents wrote its own transcript
         agent_id = session.agent_session_id
         if not agent_id:
             agent_id = str(uuid.uuid4())
