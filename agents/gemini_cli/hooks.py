@@ -169,7 +169,8 @@ LIMITS = (
         "the id itself — `gemini --session-id <id>` with `RELAYBAY_SESSION=<id>` in its "
         'environment and `"X-Relaybay-Session": "${RELAYBAY_SESSION}"` added to the headers '
         "of `mcpServers.relaybay` (relaybay setup keeps it): Gemini then sends that header with "
-        "every MCP request, but relaybay's MCP server does not read it yet."
+        "every MCP request, and relaybay links the session a write names to that hook session "
+        "exactly (an unexpanded `${RELAYBAY_SESSION}` links nothing)."
     ),
     (
         "Gemini CLI runs no hook at all in a folder it does not trust (and `gemini -p` does "
