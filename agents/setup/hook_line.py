@@ -11,6 +11,7 @@ import shlex
 from pathlib import PurePath
 from typing import Any
 
+from agents.setup.hold import hold_args
 from agents.setup.target import Target
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s]+:\d+(/[^\s?#]*)$")
@@ -23,10 +24,13 @@ def quote(arg: str, *, windows: bool = False) -> str:
     return shlex.quote(arg)
 
 
-def hook_command(target: Target, path: str, *, wait: bool = False) -> str:
-    """The hook client's command line posting to the agent's hook route `path`."""
+def hook_command(target: Target, path: str, *, wait: bool = False, hold: bool = False) -> str:
+    """The hook client's command line posting to the agent's hook route `path`; with `hold`
+    it waits for the owner's answer (--hold after the other options, so that what reads a
+    command line by its --url, or a wake-up hook by its last word, reads it as before)."""
     args = [target.python, "-I", "-m", "relaybay.hook_client", "--url", target.base_url + path]
     args += ["--token-file", target.token_file, *(["--wait"] if wait else [])]
+    args += hold_args() if hold else []
     return " ".join(quote(a, windows=target.windows) for a in args)
 
 

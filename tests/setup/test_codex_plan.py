@@ -32,6 +32,7 @@ TARGET = Target(
     token_file="/home/dev/.local/share/relaybay/token",
     python="/usr/bin/python3",
 )
+HELD = ("PreToolUse", "PermissionRequest")  # Codex waits on them for the owner's answer
 LABELS = {
     "SessionStart": "session_start",
     "UserPromptSubmit": "user_prompt_submit",
@@ -85,10 +86,12 @@ def without_block(data: bytes) -> bytes:
     return data[:cut] + data[end:]
 
 
-def relaybay_groups(doc: dict, path: Path, command: str) -> dict[str, int]:
-    """event → the index of relaybay's group, checked to be trusted by the reference hash."""
+def relaybay_groups(doc: dict, path: Path, target: Target = TARGET) -> dict[str, int]:
+    """event → the index of relaybay's group, checked to be trusted by the reference hash
+    (of the command with --hold on the events Codex waits on for the owner)."""
     placed = {}
     for event, label in LABELS.items():
+        command = codex.hook_command(target, held=event in HELD)
         groups = doc["hooks"][event]
         [index] = [
             i for i, g in enumerate(groups) if any(h.get("command") == command for h in g["hooks"])
@@ -148,9 +151,15 @@ def test_apply_on_the_fixture_keeps_every_byte_and_trusts_each_hook(config) -> N
         "--token-file /home/dev/.local/share/relaybay/token"
     )
     # the fixture has one group of each event already: relaybay's is the second
-    assert relaybay_groups(doc, path, command) == dict.fromkeys(LABELS, 1)
+    assert relaybay_groups(doc, path) == dict.fromkeys(LABELS, 1)
     timeouts = {e: doc["hooks"][e][1]["hooks"][0]["timeout"] for e in LABELS}
-    assert timeouts == {**dict.fromkeys(LABELS, 5), "SessionEnd": 3}
+    # the events Codex waits on for the owner's Approve or Deny: a long timeout, --hold 590
+    assert timeouts == {**dict.fromkeys(LABELS, 5), "SessionEnd": 3, **dict.fromkeys(HELD, 600)}
+    commands = {e: doc["hooks"][e][1]["hooks"][0]["command"] for e in LABELS}
+    assert commands == {
+        **dict.fromkeys(LABELS, command),
+        **dict.fromkeys(HELD, command + " --hold 590"),
+    }
     assert doc["mcp_servers"]["relaybay"]["url"] == "http://127.0.0.1:18851/mcp"  # untouched
     [backup] = path.parent.glob("config.toml.relaybay-backup-*")
     assert backup.read_bytes() == before
@@ -163,8 +172,7 @@ def test_apply_on_a_hand_written_file_counts_the_foreign_groups_before_relaybays
     assert without_block(after) == before
     assert after.startswith(before)  # appended: nothing before it moved
     doc = tomllib.loads(after.decode())
-    command = codex.hook_command(TARGET)
-    placed = relaybay_groups(doc, path, command)
+    placed = relaybay_groups(doc, path)
     # two PreToolUse groups of the user's (one near the top, one further down), one Stop
     assert placed == {**dict.fromkeys(LABELS, 0), "PreToolUse": 2, "Stop": 1}
     assert f'[hooks.state."{path}:pre_tool_use:2:0"]' in after.decode()
@@ -212,7 +220,7 @@ def test_a_new_command_replaces_the_block_in_place_with_new_hashes(config, chang
     doc = tomllib.loads(after.decode())
     old, new = codex.hook_command(TARGET), codex.hook_command(target)
     assert old != new
-    assert relaybay_groups(doc, path, new) == {
+    assert relaybay_groups(doc, path, target) == {
         **dict.fromkeys(LABELS, 0),
         "PreToolUse": 2,
         "Stop": 1,
@@ -263,7 +271,7 @@ def test_a_missing_file_gets_only_the_block_and_its_folder(tmp_path) -> None:
     text = path.read_text()
     assert text.startswith(START)
     assert text.rstrip().endswith(END)
-    assert relaybay_groups(tomllib.loads(text), path, codex.hook_command(TARGET))
+    assert relaybay_groups(tomllib.loads(text), path)
 
 
 def test_a_block_with_the_users_hooks_after_it_stays_in_place(config) -> None:
@@ -304,7 +312,7 @@ def test_a_trust_entry_outside_the_block_for_relaybays_place(config, tmp_path) -
     after = apply(path)
     assert after.count(key.encode()) == 1
     assert without_block(after) == before
-    relaybay_groups(tomllib.loads(after.decode()), path, command)
+    relaybay_groups(tomllib.loads(after.decode()), path)
 
     path.write_bytes(before.replace(same.encode(), b"sha256:" + b"0" * 64))
     with pytest.raises(SettingsError, match=r"Delete that table, then run setup again"):
@@ -344,7 +352,7 @@ def test_quotes_and_backslashes_in_paths_survive_the_toml(tmp_path) -> None:
     target = Target(**{**TARGET.__dict__, "token_file": str(folder / "to'ken")})
     write_plan(make_codex_plan(path, target))
     doc = tomllib.loads(path.read_text())
-    relaybay_groups(doc, path, codex.hook_command(target))
+    relaybay_groups(doc, path, target)
     assert "'" in codex.hook_command(target)  # shell-quoted, then TOML-escaped
 
 

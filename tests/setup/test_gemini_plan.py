@@ -66,12 +66,21 @@ def test_an_empty_home_gets_the_seven_hooks_and_the_mcp_entry(settings) -> None:
     assert list(data) == ["hooks", "mcpServers"]
     assert list(data["hooks"]) == list(entries.EVENTS)
     for event in entries.EVENTS:
-        assert data["hooks"][event] == [{"hooks": [entries.command_hook(TARGET)]}]
-    hook = data["hooks"]["BeforeTool"][0]["hooks"][0]
+        hook = entries.command_hook(TARGET, held=event == "BeforeTool")
+        assert data["hooks"][event] == [{"hooks": [hook]}]
+    hook = data["hooks"]["AfterTool"][0]["hooks"][0]
     assert hook["timeout"] == 5000  # milliseconds
     assert hook["command"] == (
         "/usr/bin/python3 -I -m relaybay.hook_client --url http://127.0.0.1:8765/hooks/gemini "
         "--token-file /home/dev/.local/share/relaybay/token 2>/dev/null || echo {}"
+    )
+    # BeforeTool waits for the owner's answer to the guard's ask: --hold before the
+    # fail-open tail, under a 10-minute timeout
+    hook = data["hooks"]["BeforeTool"][0]["hooks"][0]
+    assert hook["timeout"] == 600000
+    assert hook["command"] == (
+        "/usr/bin/python3 -I -m relaybay.hook_client --url http://127.0.0.1:8765/hooks/gemini "
+        "--token-file /home/dev/.local/share/relaybay/token --hold 590 2>/dev/null || echo {}"
     )
     assert data["mcpServers"] == {"relaybay": MCP}
     assert remove(path) == b"{}\n"
@@ -107,9 +116,8 @@ def test_the_captured_settings_keep_everything_but_relaybays_part(settings) -> N
         # the recorder's hooks stay first and as they were; relaybay's come after them
         assert after["hooks"][event][: len(groups)] == groups
         if event in entries.EVENTS:
-            assert after["hooks"][event][len(groups) :] == [
-                {"hooks": [entries.command_hook(TARGET)]}
-            ]
+            hook = entries.command_hook(TARGET, held=event == "BeforeTool")
+            assert after["hooks"][event][len(groups) :] == [{"hooks": [hook]}]
         else:
             assert after["hooks"][event] == groups
     # the capture registered relaybay on its own port: replaced by this server's entry

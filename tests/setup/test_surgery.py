@@ -71,7 +71,8 @@ def test_apply_adds_one_entry_per_event_after_the_users_hooks(settings_file, nam
         assert len(ours(new, event)) == 1, event
         last = new["hooks"][event][-1]
         assert last["hooks"][-1:] == ours(new, event)
-        assert ("matcher" in last) == (event in ("PreToolUse", "PostToolUse"))
+        tool_event = event in ("PreToolUse", "PermissionRequest", "PostToolUse")
+        assert ("matcher" in last) == tool_event
         assert last.get("matcher", "*") == "*"
     users, kept = without_ours(old), without_ours(new)
     assert {**users, "hooks": users.get("hooks", {})} == kept
@@ -202,8 +203,13 @@ def test_command_mode_writes_the_documented_command_hook(settings_file) -> None:
         "'/home/dev/My Data/$relay`bay/token'",
         "timeout": 3,
     }
-    assert data["hooks"]["PreToolUse"][0] == {"matcher": "*", "hooks": [hook]}
+    # the events Claude Code waits on for the owner's answer: --hold under a long timeout
+    held = {"type": "command", "command": hook["command"] + " --hold 590", "timeout": 600}
+    assert data["hooks"]["PreToolUse"][0] == {"matcher": "*", "hooks": [held]}
+    assert data["hooks"]["PermissionRequest"][0] == {"matcher": "*", "hooks": [held]}
+    assert data["hooks"]["PostToolUse"][0] == {"matcher": "*", "hooks": [hook]}
     assert is_relaybay_hook(hook, spaced)
+    assert is_relaybay_hook(held, spaced)
 
 
 def test_http_mode_writes_http_hooks_but_sessionstart_as_the_command_hook(settings_file) -> None:
@@ -215,23 +221,26 @@ def test_http_mode_writes_http_hooks_but_sessionstart_as_the_command_hook(settin
     [start] = ours(data, "SessionStart")
     assert start["type"] == "command"
     for event in EVENTS[1:]:
+        held = event in ("PreToolUse", "PermissionRequest")
         assert ours(data, event) == [
             {
                 "type": "http",
                 "url": "http://127.0.0.1:8765/hooks/claude-code",
                 # §4 linking rule 1: the desktop app's session travels as headers, filled
-                # in by Claude Code from the variables allowedEnvVars lists.
+                # in by Claude Code from the variables allowedEnvVars lists; a held event's
+                # hook says how long Claude Code waits for it (the owner's Approve or Deny)
                 "headers": {
                     "Authorization": "Bearer ${RELAYBAY_TOKEN}",
                     "X-Relaybay-Host-Session": "${CLAUDE_CODE_HOST_SESSION_ID}",
                     "X-Relaybay-Host-Attended": "${CLAUDE_CODE_SESSION_ATTENDED}",
+                    **({"X-Relaybay-Hold": "590"} if held else {}),
                 },
                 "allowedEnvVars": [
                     "RELAYBAY_TOKEN",
                     "CLAUDE_CODE_HOST_SESSION_ID",
                     "CLAUDE_CODE_SESSION_ATTENDED",
                 ],
-                "timeout": 2,
+                "timeout": 600 if held else 2,
             }
         ]
     # switching back to command mode replaces them in place; nothing is duplicated

@@ -14,12 +14,13 @@ from typing import Any
 from agents.claude_code.setup.entries import (
     EVENTS,
     desired_hook,
+    held_events,
     is_relaybay_hook,
     is_wake_hook,
     new_group,
     wake_hook,
 )
-from agents.setup import document
+from agents.setup import document, hold
 from agents.setup.plan import Plan, read_bytes
 from agents.setup.target import Target
 
@@ -37,8 +38,10 @@ def with_hooks(
     False removes it, None keeps (and updates) an existing one."""
     new = copy.deepcopy(data)
     hooks = new.setdefault("hooks", {})
+    held = held_events()
     for event in EVENTS:
-        _put(hooks, event, desired_hook(event, target, mode), lambda h: is_relaybay_hook(h, target))
+        hook = desired_hook(event, target, mode, held)
+        _put(hooks, event, hook, lambda h: is_relaybay_hook(h, target))
     has_wake = any(is_wake_hook(h) for g in hooks.get("Stop", []) for h in g["hooks"])
     if wake or (wake is None and has_wake):
         _put(hooks, "Stop", wake_hook(target), is_wake_hook)
@@ -110,9 +113,13 @@ def make_plan(
 
 
 def _notes(action: str, mode: str) -> tuple[str, ...]:
-    if action != "apply" or mode != "http":
+    if action != "apply":
         return ()
+    held = hold.plan_notes(held_events())
+    if mode != "http":
+        return held
     return (
+        *held,
         HTTP_SESSIONSTART_NOTE,
         "http mode: RELAYBAY_TOKEN must be set to the token in Claude Code's environment.",
     )

@@ -5,8 +5,10 @@ Codex reads hooks from `$CODEX_HOME/config.toml` (`~/.codex` by default) as
 `[hooks.state."<config file>:<event label>:<group index>:<handler index>"]` table holds
 its trusted hash (tests/fixtures/codex-0.169.0/README.md, "Hook trust"). Codex has no
 http hooks, so every event runs the hook client with the token file, as Claude Code's
-command mode does; the URL's path picks the Codex adapter. Pure functions: reading the
-file, the hash, the registration; codex_plan writes.
+command mode does; the URL's path picks the Codex adapter. The events Codex waits on while
+the owner decides on the board (PreToolUse, PermissionRequest: its SPEC's `holds`) run the
+client with --hold under a long timeout; the trust hash covers both, like any command. Pure
+functions: reading the file, the hash, the registration; codex_plan writes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agents.codex import NAME
-from agents.setup import hook_line
+from agents.setup import hold, hook_line
 from agents.setup.found import parse_version, run
 from agents.setup.target import TOKEN_ENV, Target
 
@@ -57,8 +59,17 @@ def event_label(event: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
-def hook_timeout(event: str) -> int:
-    return TIMEOUTS.get(event, HOOK_TIMEOUT)
+def held_events() -> tuple[str, ...]:
+    """The events Codex waits on while the owner decides (its SPEC's capabilities). The
+    adapter needs Django's apps: it is imported when setup asks, never at load."""
+    from agents.codex.hooks import SPEC
+
+    return hold.held_events(SPEC)
+
+
+def hook_timeout(event: str, *, held: bool = False) -> int:
+    """Its timeout in seconds: long for a held event, short for any other."""
+    return hold.HOLD_TIMEOUT if held else TIMEOUTS.get(event, HOOK_TIMEOUT)
 
 
 def trusted_hash(
@@ -80,9 +91,10 @@ def trusted_hash(
     return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
 
 
-def hook_command(target: Target) -> str:
-    """The Claude Code command line (same Python, quoting, token file) with Codex's route."""
-    return hook_line.hook_command(target, CODEX_HOOK_PATH)
+def hook_command(target: Target, *, held: bool = False) -> str:
+    """The Claude Code command line (same Python, quoting, token file) with Codex's route;
+    with held, --hold: it waits for the owner's answer."""
+    return hook_line.hook_command(target, CODEX_HOOK_PATH, hold=held)
 
 
 def codex_home(option: str | None = None, environ: Mapping[str, str] | None = None) -> Path:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agents.codex.setup import config as codex
-from agents.setup import document
+from agents.setup import document, hold
 from agents.setup.document import SettingsError
 from agents.setup.plan import Plan, read_bytes
 from agents.setup.target import Target
@@ -125,10 +125,11 @@ def _groups_before(head: str) -> dict[str, int]:
 def planned_hooks(target: Target, parts: Parts, user: dict[str, Any], key_path: str) -> list[Hook]:
     """relaybay's group of each event, placed after the groups before the block."""
     before = _groups_before(parts.head)
-    command = codex.hook_command(target)
+    held = codex.held_events()
     hooks = []
     for event in codex.EVENTS:
-        timeout = codex.hook_timeout(event)
+        command = codex.hook_command(target, held=event in held)
+        timeout = codex.hook_timeout(event, held=event in held)
         found = codex.Found(event, before[event], 0, command, timeout, None, "")
         key, digest = found.key(key_path), found.hash()
         existing = codex.trust_entry(user, key)
@@ -232,7 +233,7 @@ def _groups_after(parts: Parts) -> list[str]:
 
 
 def _apply_notes(user: dict[str, Any], parts: Parts, hooks: list[Hook]) -> tuple[str, ...]:
-    notes = []
+    notes = list(hold.plan_notes(codex.held_events()))
     outside = sorted({f.event for f in codex.relaybay_hooks(user)})
     if outside:
         notes.append(

@@ -5,7 +5,9 @@ client with `--url <base>/hooks/gemini` and the token file. Gemini 0.61.0 runs a
 `bash -c <command>` and reads a missing command (exit 127) or an exit code of 3 and up as a
 DENY of the tool (tests/fixtures/gemini-cli-0.61.0/README.md, "Failures"): a deleted venv
 would block every tool. So the command fails open — its stderr goes nowhere and any failure
-prints `{}` and exits 0. The timeout is in milliseconds. Never BeforeModel, AfterModel,
+prints `{}` and exits 0. The timeout is in milliseconds: short, but long (with the client's
+--hold before the fail-open tail) on the event Gemini waits on while the owner decides on
+the board (BeforeTool, the guard's ask: its SPEC's `holds`). Never BeforeModel, AfterModel,
 BeforeToolSelection or PreCompress (PreCompress `auto` fires before every model request),
 never the client's --wait (exit 2 is a deny for Gemini).
 
@@ -27,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.gemini_cli import NAME
-from agents.setup import hook_line
+from agents.setup import hold, hook_line
 from agents.setup.hook_line import command_args, command_url, url_path
 from agents.setup.target import TOKEN_ENV, Target
 
@@ -42,6 +44,8 @@ EVENTS = (
     "SessionEnd",
 )
 TIMEOUT_MS = 5000  # Gemini's hook timeout is in ms; the client itself gives up after 2 s
+HELD_TIMEOUT_MS = hold.HOLD_TIMEOUT * 1000  # a held event's: above the client's --hold
+DEFAULT_TIMEOUT_MS = 60000  # Gemini's timeout of a hook that sets none
 HOOK_NAME = "relaybay"  # what Gemini's messages and hooksConfig.disabled call the hooks
 FAIL_OPEN = "2>/dev/null || echo {}"
 MCP_NAME = "relaybay"
@@ -55,18 +59,38 @@ SESSION_ENV = "RELAYBAY_SESSION"
 SESSION_HEADER = "X-Relaybay-Session"
 
 
-def hook_command(target: Target) -> str:
-    """The hook client's command line for Gemini's route, with the fail-open tail."""
-    return f"{hook_line.hook_command(target, HOOK_PATH)} {FAIL_OPEN}"
+def held_events() -> tuple[str, ...]:
+    """The events Gemini waits on while the owner decides (its SPEC's capabilities). The
+    adapter needs Django's apps: it is imported when setup asks, never at load."""
+    from agents.gemini_cli.hooks import SPEC
+
+    return hold.held_events(SPEC)
 
 
-def command_hook(target: Target) -> dict[str, Any]:
+def hook_command(target: Target, *, held: bool = False) -> str:
+    """The hook client's command line for Gemini's route (with held, --hold: it waits for
+    the owner's answer), with the fail-open tail after it."""
+    return f"{hook_line.hook_command(target, HOOK_PATH, hold=held)} {FAIL_OPEN}"
+
+
+def command_hook(target: Target, *, held: bool = False) -> dict[str, Any]:
     return {
         "type": "command",
         "name": HOOK_NAME,
-        "command": hook_command(target),
-        "timeout": TIMEOUT_MS,
+        "command": hook_command(target, held=held),
+        "timeout": HELD_TIMEOUT_MS if held else TIMEOUT_MS,
     }
+
+
+def hook_hold(hook: Any) -> hold.Held | None:
+    """What one of relaybay's hooks waits (its --hold) and its timeout in seconds (Gemini
+    writes milliseconds); None for a hook that is not a command hook."""
+    args = command_args(hook)
+    if args is None:
+        return None
+    timeout = hook.get("timeout", DEFAULT_TIMEOUT_MS)
+    ms = timeout if isinstance(timeout, int | float) else DEFAULT_TIMEOUT_MS
+    return hold.Held(hold.command_hold(args), ms / 1000)
 
 
 def hook_url(hook: Any) -> str | None:
@@ -133,8 +157,9 @@ def with_relaybay(data: dict[str, Any], target: Target) -> dict[str, Any]:
     for event in list(hooks):
         if event not in EVENTS:
             _drop(hooks, event, is_relaybay_hook)
+    held = held_events()
     for event in EVENTS:
-        _put(hooks, event, command_hook(target), is_relaybay_hook)
+        _put(hooks, event, command_hook(target, held=event in held), is_relaybay_hook)
     servers = new.setdefault("mcpServers", {})
     servers[MCP_NAME] = desired_mcp(target.base_url, servers.get(MCP_NAME))
     return new

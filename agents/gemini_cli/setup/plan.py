@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.gemini_cli.setup import entries
-from agents.setup import document
+from agents.setup import document, hold
 from agents.setup.plan import Plan, read_bytes
 from agents.setup.target import TOKEN_ENV, Target
 
@@ -64,6 +64,7 @@ def apply_notes(data: dict[str, Any], target: Target) -> tuple[str, ...]:
         "Gemini runs no hook in a folder it does not trust: relaybay setup --agent gemini "
         "--check names the project folders not trusted yet and how to trust them; setup never "
         "writes trustedFolders.json.",
+        *hold.plan_notes(entries.held_events(), f"{entries.HELD_TIMEOUT_MS} ms"),
     ]
     if entries.literal_token(entries.mcp_entry(data)):
         notes.append(
