@@ -299,7 +299,7 @@ def test_a_relaybay_mcp_server_for_another_url_is_reported(web, profile):
 # --- 4. the plan ---------------------------------------------------------------------------------
 
 
-def test_an_empty_settings_file_plans_the_seven_events_with_the_hash_in_the_apply_form(
+def test_an_empty_settings_file_plans_every_event_with_the_hash_in_the_apply_form(
     web, settings_file
 ):
     settings_file.write_bytes(b"")
@@ -493,7 +493,8 @@ def test_remove_after_apply_takes_out_only_relaybays_entries(web, settings_file)
     assert f'<form class="ig-confirm" method="post" action="{REMOVE}">' in page
     removed = re.findall(r'<span class="d-del">(-[^<]*)</span>', diff_text(page))
     hook_url = f"{django_settings.RELAYBAY.base_url}/hooks/claude-code"
-    assert sum("relaybay.hook_client" in line and hook_url in line for line in removed) == 7
+    hooks = sum("relaybay.hook_client" in line and hook_url in line for line in removed)
+    assert hooks == len(EVENTS)  # PermissionRequest's too, since the owner approves on the board
     assert '<span class="d-add">' not in diff_text(page)
     assert f'<code class="ig-hash">{expect}</code>' in page
     assert len(backups(settings_file)) == 1
@@ -689,6 +690,7 @@ def test_run_check_checks_claude_code_once_relaybays_hooks_are_in_its_settings(
         ("FAIL", "relaybay server"),
         ("ok", "hooks in user settings"),
         ("ok", "command hook runs"),
+        ("ok", "approvals from the board"),  # PreToolUse, PermissionRequest carry --hold
         ("FAIL", "MCP registered"),
         ("ok", "Codex"),
         ("ok", "Gemini CLI"),

@@ -52,8 +52,10 @@ def test_check_passes_with_server_hooks_and_mcp(tmp_path, server, fake_claude) -
     assert "same token" in items["relaybay server"]["detail"]
     assert items["MCP with the token"]["ok"]
     assert items["hook endpoint"]["ok"]
-    assert "all 7 events" in items["hooks in user settings"]["detail"]
+    assert "all 8 events" in items["hooks in user settings"]["detail"]
     assert "imports relaybay.hook_client" in items["command hook runs"]["detail"]
+    approvals = items["approvals from the board"]["detail"]
+    assert approvals == "PreToolUse and PermissionRequest wait up to 9 min for you"
     assert "2.1.309" in items["wake-up hook"]["detail"]
     assert "asyncRewake" in items["wake-up hook"]["detail"]
     assert items["MCP registered"]["ok"]
@@ -90,6 +92,8 @@ def test_check_http_mode_needs_relaybay_token(tmp_path, server, fake_claude) -> 
     assert not items["http hooks token"]["ok"]
     assert "2.1.332" in items["SessionStart hook"]["detail"]
     assert items["command hook runs"]["ok"]  # SessionStart stays the command hook
+    # http hooks hold through their X-Relaybay-Hold header
+    assert items["approvals from the board"]["ok"], items["approvals from the board"]
     done = run_cli(
         "setup", "--check", "--json", "--port", str(server.port), "--claude-home",
         str(claude_home), home=server.home,
@@ -121,3 +125,57 @@ def test_check_reports_another_token(tmp_path, server, fake_claude) -> None:
     assert code == 1
     assert "another token" in items["relaybay server"]["detail"]
     assert not items["MCP with the token"]["ok"]
+
+
+def test_check_fails_approvals_for_hooks_an_older_setup_wrote_until_setup_runs_again(
+    tmp_path, server, fake_claude
+) -> None:
+    """An older setup wrote PreToolUse with a 3 s timeout and no --hold, and no
+    PermissionRequest: nothing can wait for the board; setup --apply puts it right."""
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    bin_dir = fake_claude("2.1.332")
+    apply_hooks(server, claude_home, bin_dir)
+    settings_file = claude_home / ".claude" / "settings.json"
+    data = json.loads(settings_file.read_text())
+    del data["hooks"]["PermissionRequest"]
+    [pre] = data["hooks"]["PreToolUse"][0]["hooks"]
+    pre["command"] = pre["command"].removesuffix(" --hold 590")
+    pre["timeout"] = 3
+    settings_file.write_text(json.dumps(data))
+    code, items, done = check(server.home, server.port, claude_home, bin_dir)
+    assert code == 1
+    item = items["approvals from the board"]
+    assert not item["ok"]
+    assert item["detail"].startswith(
+        "PreToolUse and PermissionRequest cannot wait for your Approve or Deny: "
+        "PreToolUse has no --hold (timeout 3 s); PermissionRequest has no relaybay hook"
+    )
+    assert item["fix"] == f"relaybay setup --apply --home {server.home} --port {server.port}"
+    done = run_cli(
+        "setup", "--check", "--port", str(server.port), "--claude-home", str(claude_home),
+        home=server.home, env={"PATH": str(bin_dir)},
+    )  # fmt: skip
+    assert "[FAIL] approvals from the board: PreToolUse and PermissionRequest" in done.stdout
+    assert f"Fix: relaybay setup --apply --home {server.home}" in done.stdout
+
+    apply_hooks(server, claude_home, bin_dir)
+    _, items, _ = check(server.home, server.port, claude_home, bin_dir)
+    assert items["approvals from the board"]["ok"]
+
+
+def test_check_says_holding_is_off_when_approval_wait_seconds_is_0(
+    tmp_path, server, fake_claude
+) -> None:
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    bin_dir = fake_claude("2.1.332")
+    apply_hooks(server, claude_home, bin_dir)
+    done = run_cli(
+        "setup", "--check", "--json", "--port", str(server.port), "--claude-home",
+        str(claude_home), home=server.home,
+        env={"PATH": str(bin_dir), "RELAYBAY_APPROVAL_WAIT_SECONDS": "0"},
+    )  # fmt: skip
+    item = {i["name"]: i for i in json.loads(done.stdout)}["approvals from the board"]
+    assert item["ok"]
+    assert item["detail"].startswith("holding is off (approval_wait_seconds is 0)")

@@ -68,13 +68,41 @@ def by_name(items: list) -> dict:
 
 def test_after_apply_the_hooks_are_present_trusted_and_run(home, target) -> None:
     items = by_name(codex_checks.hook_items(home, BASE, applied(home, target)))
-    assert list(items) == [codex_checks.HOOKS, codex_checks.TRUSTED, codex_checks.RUNS]
+    assert list(items) == [
+        codex_checks.HOOKS,
+        codex_checks.TRUSTED,
+        codex_checks.RUNS,
+        codex_checks.APPROVALS,
+    ]
     assert all(i.ok for i in items.values()), items
+    assert items[codex_checks.APPROVALS].detail == (
+        "PreToolUse and PermissionRequest wait up to 9 min for you; `codex exec` asks a "
+        "PermissionRequest only with on-request approvals (--approve-for-me); the guard's ask "
+        "waits in every mode"
+    )
     assert f"all 7 events point at {BASE}/hooks/codex in {home}/config.toml" in (
         items[codex_checks.HOOKS].detail
     )
     assert "without --dangerously-bypass-hook-trust" in items[codex_checks.TRUSTED].detail
     assert "imports relaybay.hook_client" in items[codex_checks.RUNS].detail
+
+
+def test_hooks_an_older_setup_wrote_cannot_wait_for_the_board(home, target) -> None:
+    """relaybay's block as a setup before approvals wrote it: every event 5 s, no --hold."""
+    doc = applied(home, target)
+    for event in ("PreToolUse", "PermissionRequest"):
+        for group in doc["hooks"][event]:
+            for handler in group["hooks"]:
+                handler["command"] = handler["command"].removesuffix(" --hold 590")
+                handler["timeout"] = 5
+    item = by_name(codex_checks.hook_items(home, BASE, doc))[codex_checks.APPROVALS]
+    assert not item.ok
+    assert item.detail.startswith(
+        "PreToolUse and PermissionRequest cannot wait for your Approve or Deny: PreToolUse "
+        "has no --hold (timeout 5 s); PermissionRequest has no --hold (timeout 5 s)"
+    )
+    assert item.fix.startswith("relaybay setup --agent codex --apply")
+    assert item.fix.endswith(f"--codex-home {home}")
 
 
 def test_a_foreign_group_added_before_relaybays_later_makes_it_untrusted(home, target) -> None:

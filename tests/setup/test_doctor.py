@@ -33,6 +33,7 @@ ORDER = [
     "rules hash",
     "hooks in user settings",
     "command hook runs",
+    "approvals from the board",
     "MCP registered",
 ]
 
@@ -228,12 +229,18 @@ case "$*" in
   "mcp add --help") echo "  --bearer-token-env-var <ENV_VAR>";;
 esac
 """
-CLAUDE_ITEMS = ["hooks in user settings", "command hook runs", "MCP registered"]
+CLAUDE_ITEMS = [
+    "hooks in user settings",
+    "command hook runs",
+    "approvals from the board",
+    "MCP registered",
+]
 CODEX_ITEMS = [
     "Codex hook endpoint",
     "Codex hooks in config.toml",
     "Codex hooks trusted",
     "Codex hook command runs",
+    "Codex approvals from the board",
     "Codex MCP registered",
     "Codex MCP token",
     "Codex hook event seen",

@@ -49,10 +49,36 @@ def items(home: Path, target: Target, *, env: bool = False) -> dict:
 
 def test_after_apply_every_item_is_ok(home, target) -> None:
     found = items(home, target)
-    assert list(found) == [checks.HOOKS, checks.RUNS, checks.MCP]
+    assert list(found) == [checks.HOOKS, checks.RUNS, checks.APPROVALS, checks.MCP]
     assert all(i.ok for i in found.values()), found
+    assert found[checks.APPROVALS].detail == (
+        "BeforeTool waits up to 9 min for you; only the guard's ask can be approved on the "
+        "board: Gemini's own confirmations happen only in its TUI and never reach a hook"
+    )
     assert found[checks.HOOKS].detail.endswith("failing open")
     assert "(token from ${RELAYBAY_TOKEN}), trusted" in found[checks.MCP].detail
+
+
+def test_a_beforetool_hook_an_older_setup_wrote_cannot_wait_for_the_board(home, target) -> None:
+    """No --hold, 5000 ms: the guard's ask cannot be approved from the board; the fix is
+    setup's --apply, which the owner can also turn off with approval_wait_seconds 0."""
+    data = settings(home)
+    hook = data["hooks"]["BeforeTool"][0]["hooks"][0]
+    hook["command"] = hook["command"].replace(" --hold 590", "")
+    hook["timeout"] = 5000
+    rewrite(home, data)
+    item = items(home, target)[checks.APPROVALS]
+    assert not item.ok
+    assert item.detail.startswith(
+        "BeforeTool cannot wait for your Approve or Deny: BeforeTool has no --hold (timeout 5 s)"
+    )
+    assert item.fix.startswith("relaybay setup --agent gemini --apply")
+    assert entries.is_relaybay_hook(hook)
+    assert entries.fails_open(hook)
+    hook["command"] = hook["command"].replace(" 2>/dev/null", " --hold 590 2>/dev/null")
+    rewrite(home, data)
+    item = items(home, target)[checks.APPROVALS]
+    assert "BeforeTool's timeout 5 s is not above its hold 590 s" in item.detail
 
 
 def test_missing_events_another_server_and_a_closed_hook_fail_with_apply(home, target) -> None:

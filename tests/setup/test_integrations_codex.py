@@ -135,6 +135,7 @@ def test_with_relaybays_hooks_each_item_shows_with_its_fix(web, codex_home, tmp_
         ("ok", "Codex hooks in config.toml"),
         ("ok", "Codex hooks trusted"),
         ("ok", "Codex hook command runs"),
+        ("ok", "Codex approvals from the board"),  # the hooks Codex waits on carry --hold
         ("FAIL", "Codex MCP registered"),
         ("FAIL", "Codex hook event seen"),
     ]
@@ -178,6 +179,7 @@ def test_run_check_adds_codex_after_claude_code_when_it_is_there(
         "Codex hooks in config.toml",
         "Codex hooks trusted",
         "Codex hook command runs",
+        "Codex approvals from the board",
         "Codex MCP registered",
         "Codex hook event seen",
         "Gemini CLI",

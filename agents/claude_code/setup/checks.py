@@ -22,9 +22,11 @@ from agents.claude_code.setup.entries import (
     WAKE_TIMEOUT,
     command_args,
     command_url,
+    held_events,
+    hook_hold,
     is_wake_hook,
 )
-from agents.setup import document
+from agents.setup import document, hold
 from agents.setup.items import Item, not_connected
 from agents.setup.server import (
     command_runs_item,
@@ -110,6 +112,7 @@ def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[It
             detail = f"all {len(EVENTS)} events point at {base_url} in {settings_path}"
             items.append(Item(True, HOOKS, detail))
         items += _runner_items(found, token)
+        items.append(approvals_item(found))
         items += _wake_items(data)
     items.append(mcp_registered_item(claude_home, base_url))
     return items
@@ -149,6 +152,16 @@ def _runner_items(found: dict[str, list[dict[str, Any]]], token: str | None) -> 
                 )
             )
     return items
+
+
+def approvals_item(found: dict[str, list[dict[str, Any]]]) -> Item:
+    """Whether the owner can approve from the board: relaybay's hooks of the events Claude
+    Code waits on carry --hold (an http hook X-Relaybay-Hold) under a longer timeout."""
+    events = held_events()
+    held = {e: [h for h in map(hook_hold, found.get(e, [])) if h is not None] for e in events}
+    http = any(h.get("type") == "http" for e in events for h in found.get(e, []))
+    fix = relaybay("setup", "--apply", *(["--mode", "http"] if http else []))
+    return hold.approvals_item(events, held, fix=fix)
 
 
 def _wake_items(data: Any) -> list[Item]:

@@ -17,6 +17,7 @@ import shlex
 from pathlib import Path
 
 from agents.codex.setup import config as codex
+from agents.setup import hold, hook_line
 from agents.setup import items as setup_items
 from agents.setup.found import names_relaybay, show_version
 from agents.setup.items import Item
@@ -37,9 +38,14 @@ RUNS = "Codex hook command runs"
 MCP = "Codex MCP registered"
 MCP_TOKEN = "Codex MCP token"  # noqa: S105 - the name of a check, not a secret
 SEEN = "Codex hook event seen"
+APPROVALS = "Codex approvals from the board"
 ENDPOINT = "Codex hook endpoint"
 INSTALL = "npm install -g @openai/codex"
 RUN_CODEX = "start a Codex session (codex, in a project folder), then check again"
+EXEC_NOTE = (
+    "`codex exec` asks a PermissionRequest only with on-request approvals (--approve-for-me); "
+    "the guard's ask waits in every mode"
+)
 
 
 def setup_fix(home: Path, *words: str) -> str:
@@ -95,7 +101,24 @@ def hook_items(home: Path, base_url: str, doc: dict) -> list[Item]:
     items.append(trusted_item(home, doc, ours))
     runs = command_runs_item({"type": "command", "command": ours[0].command}, apply)
     items.append(dataclasses.replace(runs, name=RUNS))
+    items.append(approvals_item(home, ours))
     return items
+
+
+def approvals_item(home: Path, ours: list[codex.Found]) -> Item:
+    """Whether the owner can approve from the board: relaybay's hooks of the events Codex
+    waits on carry --hold under a longer timeout. `codex exec` asks a PermissionRequest
+    only with on-request approvals, which the ok line says."""
+    events = codex.held_events()
+    held: dict[str, list[hold.Held]] = {}
+    for found in ours:
+        if found.event in events:
+            args = hook_line.command_args({"type": "command", "command": found.command}) or []
+            held.setdefault(found.event, []).append(
+                hold.Held(hold.command_hold(args), found.timeout)
+            )
+    fix = setup_fix(home, "--apply")
+    return hold.approvals_item(events, held, fix=fix, note=EXEC_NOTE, name=APPROVALS)
 
 
 def trusted_item(home: Path, doc: dict, ours: list[codex.Found]) -> Item:

@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.gemini_cli import NAME
 from agents.gemini_cli.setup import detect, entries, trust
+from agents.setup import hold
 from agents.setup import items as setup_items
 from agents.setup.found import show_version
 from agents.setup.items import Item
@@ -38,11 +39,16 @@ RUNS = "Gemini hook command runs"
 MCP = "Gemini MCP server"
 MCP_TOKEN = "Gemini MCP token"  # noqa: S105 - the name of a check, not a secret
 SEEN = "Gemini hook event seen"
+APPROVALS = "Gemini approvals from the board"
 ENDPOINT = "Gemini hook endpoint"
 RUN_GEMINI = "start a Gemini CLI session (gemini, in a trusted project folder), then check again"
 KNOWN = "the project folders relaybay knows"
 CURRENT = "the current folder"
 FOLDERS_MAX = 50  # the most recent sessions' folders read besides the projects'
+TUI_NOTE = (
+    "only the guard's ask can be approved on the board: Gemini's own confirmations happen only "
+    "in its TUI and never reach a hook"
+)
 
 
 def setup_fix(home: Path, *words: str) -> str:
@@ -83,7 +89,19 @@ def hook_items(home: Path, base_url: str, data: dict[str, Any]) -> list[Item]:
             detail += f" (they point at {', '.join(other)})"
         return [Item(False, HOOKS, detail, apply)]
     runs = command_runs_item(next(iter(ours.values()))[0], apply)
-    return [_hooks_item(path, data, ours, url, apply), dataclasses.replace(runs, name=RUNS)]
+    hooks = _hooks_item(path, data, ours, url, apply)
+    return [hooks, dataclasses.replace(runs, name=RUNS), approvals_item(ours, apply)]
+
+
+def approvals_item(ours: dict[str, list[Any]], apply: str) -> Item:
+    """Whether the owner can approve the guard's ask from the board: relaybay's hooks of the
+    events Gemini waits on carry --hold under a longer timeout. Gemini's own confirmations
+    never reach a hook, which the ok line says."""
+    events = entries.held_events()
+    held = {
+        e: [h for h in map(entries.hook_hold, ours.get(e, [])) if h is not None] for e in events
+    }
+    return hold.approvals_item(events, held, fix=apply, note=TUI_NOTE, name=APPROVALS)
 
 
 def _hooks_item(
