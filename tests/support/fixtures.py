@@ -40,6 +40,34 @@ def configure(settings: Any) -> Any:
     return apply
 
 
+# Where the agent CLIs keep their files, as a developer's own shell may set them: a test that
+# reads a Gemini, Codex or Claude Code home (Settings → Integrations, doctor, setup, the
+# transcripts' folders) must see the home it made, never the developer's.
+AGENT_HOME_VARIABLES = (
+    "GEMINI_CLI_HOME",
+    "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_agent_homes_for_shared_servers() -> Iterator[None]:
+    """Cleared before any module's shared server starts (it copies this environment)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in AGENT_HOME_VARIABLES:
+            patch.delenv(name, raising=False)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _no_agent_homes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cleared again for every test, so one that set a variable by hand leaks it to no
+    other; a test sets its own with monkeypatch.setenv, or in a subprocess's env."""
+    for name in AGENT_HOME_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(autouse=True)
 def _forget_signal_memory() -> None:
     """The board's signals keep per-session state in process memory, keyed by session id;
