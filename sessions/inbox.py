@@ -16,6 +16,7 @@ from django.utils import timezone
 from core.display import ago
 from sessions import selectors, touched
 from sessions.hooks import forgotten, stuck
+from sessions.hooks.registry import agent_mark
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow, plug_in_once
 from tasks.selectors.inbox import task_row
@@ -46,9 +47,9 @@ def waiting_group(limit: int | None = None) -> InboxGroup | None:
         since = ago(w.since, now) if w.since else "a while"
         detail = f"waiting since {since}: {w.summary}" if w.summary else f"waiting since {since}"
         if w.tasks:  # the task's row as every group shows it, headed by the session
-            rows.append(task_row(w.tasks[0], detail, by=w.name))
+            rows.append(task_row(w.tasks[0], detail, by=w.name, mark=w.mark))
         else:
-            rows.append(InboxRow(title=w.name, href=sessions_page, detail=detail))
+            rows.append(InboxRow(title=w.name, href=sessions_page, detail=detail, mark=w.mark))
     return InboxGroup(
         id=WAITING_ID, title="Agents waiting for an answer", rows=tuple(rows), total=total
     )
@@ -63,10 +64,13 @@ def colliding_group() -> InboxGroup | None:
     rows = []
     for p in pairs:
         detail = f"with {p.with_text(p.session)}: {p.what} · {ago(p.at, now)}"
+        mark = agent_mark(p.session.agent)
         if p.task is not None:
-            rows.append(task_row(p.task, detail, by=p.session.name))
+            rows.append(task_row(p.task, detail, by=p.session.name, mark=mark))
         else:
-            rows.append(InboxRow(title=p.session.name, href=reverse("sessions"), detail=detail))
+            rows.append(
+                InboxRow(title=p.session.name, href=reverse("sessions"), detail=detail, mark=mark)
+            )
     return InboxGroup(id="sessions-colliding", title="Sessions colliding", rows=tuple(rows))
 
 

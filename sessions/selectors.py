@@ -15,7 +15,7 @@ from django.utils import timezone
 from core.errors import NotFound
 from core.rows import columns, fetch_all, fetch_one, fetch_related
 from sessions import sql
-from sessions.hooks.registry import agent_title, named_with_agent
+from sessions.hooks.registry import agent_mark, agent_title, named_with_agent
 from sessions.models import (
     ENDED,
     KIND_DESKTOP,
@@ -360,6 +360,7 @@ class WaitingSession:
     summary: str
     since: datetime | None
     tasks: tuple[Task, ...]
+    mark: str = ""  # its agent's two letters, as on its card
 
 
 def _waiting() -> QuerySet[Session]:
@@ -391,7 +392,11 @@ def waiting_sessions(limit: int = 100) -> list[WaitingSession]:
         bound[binding.session_id].append(binding.task)
     return [
         WaitingSession(
-            named_with_agent(s.name, s.agent), s.activity, s.activity_at, tuple(bound[s.id])
+            named_with_agent(s.name, s.agent),
+            s.activity,
+            s.activity_at,
+            tuple(bound[s.id]),
+            agent_mark(s.agent),
         )
         for s in sessions
     ]

@@ -269,6 +269,7 @@ class InboxRow:
     action_url: str = ""
     action_label: str = ""
     block: RowBlock | None = None  # the whole row, rendered by its app's template instead
+    mark: str = ""  # a session's row: its agent's two letters before the title, as on cards
 
 
 @dataclass(frozen=True)

@@ -137,5 +137,6 @@ def test_the_board_shows_their_marks_and_titles(seeded: Path, served: RelaybaySe
         page = get(served, f"/t/{key}")
         assert "ef-unknown" not in page  # their models have prices
     # the Gemini session waits on its terminal's confirmation: the Inbox names it
-    assert "api-agent (Gemini CLI) · Rate limits per API key" in inbox
+    mark = '<span class="agent-mark" aria-hidden="true">GM</span> '
+    assert f"{mark}api-agent (Gemini CLI) · Rate limits per API key" in inbox
     assert "Confirm Shell Command: curl -sI" in inbox

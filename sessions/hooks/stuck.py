@@ -35,7 +35,7 @@ from sessions import selectors as session_selectors
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
-from sessions.hooks.registry import named_with_agent
+from sessions.hooks.registry import agent_mark, named_with_agent
 from sessions.models import WORKING, Session, TaskBinding
 from sessions.services import hooks as hook_steps
 from tasks.events import EventKind
@@ -262,7 +262,8 @@ def stuck_group(limit: int | None = None) -> InboxGroup | None:
     rows = []
     for s in stuck[:limit]:
         by = named_with_agent(s.session, s.agent)
-        rows.append(task_row(s.task, f"{s.reason} · since {ago(s.since, now)}", by=by))
+        detail = f"{s.reason} · since {ago(s.since, now)}"
+        rows.append(task_row(s.task, detail, by=by, mark=agent_mark(s.agent)))
     return InboxGroup(id=GROUP_ID, title="Possibly stuck", rows=tuple(rows), total=len(stuck))
 
 

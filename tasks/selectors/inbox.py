@@ -73,16 +73,25 @@ def not_archived(prefix: str = "") -> Q:
     return q
 
 
-def task_row(task: Task, detail: str, href: str = "", *, by: str = "") -> InboxRow:
+def task_row(task: Task, detail: str, href: str = "", *, by: str = "", mark: str = "") -> InboxRow:
     """A task's Inbox row as every group shows it: the key, the title, the detail and the
     project's name; `href` defaults to the task dialog (the Review queue opens its tab);
-    `by` heads the title with a session's name (the sessions' groups)."""
+    `by` heads the title with a session's name and `mark` with its agent's two letters (the
+    sessions' groups)."""
     project = task.project
-    return _row(task.key, task.title, project.slug, project.name, detail, href, by=by)
+    return _row(task.key, task.title, project.slug, project.name, detail, href, by=by, mark=mark)
 
 
 def _row(
-    key: str, title: str, slug: str, project: str, detail: str, href: str = "", *, by: str = ""
+    key: str,
+    title: str,
+    slug: str,
+    project: str,
+    detail: str,
+    href: str = "",
+    *,
+    by: str = "",
+    mark: str = "",
 ) -> InboxRow:
     """task_row from a task's values, for a group that reads them as plain values."""
     return InboxRow(
@@ -91,6 +100,7 @@ def _row(
         detail=_cut(detail),
         key=key,
         project=project,
+        mark=mark,
     )
 
 

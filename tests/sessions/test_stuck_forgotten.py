@@ -68,6 +68,7 @@ def test_five_identical_calls_in_a_row_are_possibly_stuck():
     [row] = stuck_rows()
     assert row.key == task.key
     assert row.title == "alice (Claude Code) · Checkout"  # the agent named
+    assert row.mark == "CC"  # and its two letters, as on its card
     assert row.detail.startswith("the same Bash call 5 times in a row · since ")
     [event] = Event.objects.filter(kind="session.stuck")
     assert event.payload == {"session": "alice", "reason": "the same Bash call 5 times in a row"}

@@ -125,6 +125,7 @@ def test_the_inbox_lists_waiting_agents_longest_first_with_their_task():
     assert group.title == "Agents waiting for an answer"
     first, second = group.rows
     assert second.title == "alice (Claude Code) · Gift cards"  # the agent named
+    assert (second.mark, first.mark) == ("CC", "CC")  # and its two letters, as on its card
     assert second.key == task.key
     assert second.detail == "waiting since just now: Bash git push origin main"
     assert first.title != second.title  # the earlier wait first
