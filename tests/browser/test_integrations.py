@@ -128,7 +128,9 @@ def test_plan_apply_and_check_from_the_page(ig, new_page, shot):
     shot(page, "integrations-plan-http")
 
     page.locator("#ig-claude-code-mode").select_option("command")
-    expect(notes).to_have_count(0)
+    # command mode keeps one note: why PreToolUse and PermissionRequest wait 600 s
+    expect(notes).not_to_contain_text(SESSIONSTART_NOTE)
+    expect(notes).to_contain_text("PreToolUse and PermissionRequest: timeout 600 s")
     expect(page.locator("#ig-claude-code-plan-title + form + p")).to_contain_text(
         "command: each hook runs"
     )
@@ -170,12 +172,15 @@ def test_plan_apply_and_check_from_the_page(ig, new_page, shot):
     expect(server_row).to_contain_text("with the same token")
     expect(check_row(page, "hooks in user settings").locator(".state-pill")).to_have_text("ok")
     expect(check_row(page, "command hook runs").locator(".state-pill")).to_have_text("ok")
+    approvals = check_row(page, "approvals from the board")
+    expect(approvals.locator(".state-pill")).to_have_text("ok")
+    expect(approvals).to_contain_text("PreToolUse and PermissionRequest wait up to 9 min")
     expect(check_row(page, "MCP registered").locator(".state-pill")).to_have_text("FAIL")
     # Codex, never connected here, is one ok line: "not connected (to connect: …)"
     expect(check_row(page, "Codex").locator(".state-pill")).to_have_text("ok")
     expect(check_row(page, "Codex")).to_contain_text("not connected (to connect: relaybay setup")
     expect(check_row(page, "Gemini CLI")).to_contain_text("not connected (to connect: relaybay")
-    expect(page.locator(".ig-check-summary")).to_have_text("Check: 1 of 8 items failed.")
+    expect(page.locator(".ig-check-summary")).to_have_text("Check: 1 of 9 items failed.")
     expect(page.get_by_role("button", name="Run check")).to_be_enabled()
     assert page.evaluate("window.__igMarker") == "kept"
     assert page.url == base + PAGE + "?mode=command"
@@ -294,7 +299,9 @@ def test_codex_shows_beside_claude_code_and_reads_well_at_every_width(ig, new_pa
             section = page.locator("#integrations-codex")
             expect(section.get_by_role("heading", level=2)).to_have_text("Codex")
             items = section.locator("#ig-codex-items li")
-            expect(items).to_have_count(5)
+            expect(items).to_have_count(6)
+            held = items.filter(has=page.locator("strong", has_text="Codex approvals from"))
+            expect(held).to_contain_text("--approve-for-me")
             trusted = items.filter(has=page.locator("strong", has_text="Codex hooks trusted"))
             expect(trusted.locator(".state-pill")).to_have_text("ok")
             mcp = items.filter(has=page.locator("strong", has_text="Codex MCP registered"))
@@ -328,7 +335,9 @@ def test_gemini_shows_beside_the_others_and_reads_well_at_every_width(ig, new_pa
             section = page.locator("#integrations-gemini")
             expect(section.get_by_role("heading", level=2)).to_have_text("Gemini CLI")
             items = section.locator("#ig-gemini-items li")
-            expect(items).to_have_count(5)
+            expect(items).to_have_count(6)
+            held = items.filter(has=page.locator("strong", has_text="Gemini approvals from"))
+            expect(held).to_contain_text("never reach a hook")
             hooks = items.filter(has=page.locator("strong", has_text="Gemini hooks in settings"))
             expect(hooks.locator(".state-pill")).to_have_text("ok")
             expect(hooks).to_contain_text("failing open")

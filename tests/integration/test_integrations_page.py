@@ -281,11 +281,15 @@ def test_apply_through_the_page_writes_the_hooks_then_the_htmx_check_passes(ig):
     assert all(ok for ok, _ in items.values()), items
     assert items["hooks in user settings"] == (
         True,
-        f"all 7 events point at {base_url} in {ig.settings_file}",
+        f"all 8 events point at {base_url} in {ig.settings_file}",  # PermissionRequest too
     )
     assert items["command hook runs"][0]
+    assert items["approvals from the board"] == (
+        True,
+        "PreToolUse and PermissionRequest wait up to 9 min for you",
+    )
     # Codex's and Gemini CLI's "not connected" lines included
-    assert "Check: all 8 items ok." in check.text
+    assert "Check: all 9 items ok." in check.text
 
 
 def test_the_cli_agrees_with_what_the_page_wrote(ig):

@@ -272,6 +272,7 @@ def test_check_proves_the_path_up_to_a_hook_event_seen(server, tmp_path, bin_dir
         "Codex hooks in config.toml",
         "Codex hooks trusted",
         "Codex hook command runs",
+        "Codex approvals from the board",
         "Codex MCP registered",
         "Codex MCP token",
         "Codex hook event seen",

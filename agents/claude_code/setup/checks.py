@@ -112,7 +112,8 @@ def claude_items(claude_home: Path, base_url: str, token: str | None) -> list[It
             detail = f"all {len(EVENTS)} events point at {base_url} in {settings_path}"
             items.append(Item(True, HOOKS, detail))
         items += _runner_items(found, token)
-        items.append(approvals_item(found))
+        if found:  # without any of relaybay's hooks the line above already says it all
+            items.append(approvals_item(found))
         items += _wake_items(data)
     items.append(mcp_registered_item(claude_home, base_url))
     return items
