@@ -79,6 +79,7 @@ def test_the_dry_run_shows_the_diff_the_hash_and_the_notes_and_writes_nothing(
     assert "Note: trust: true on mcpServers.relaybay" in out
     assert "Dry run: nothing written" in out
     assert f'export RELAYBAY_TOKEN="$(cat {data / "token"})"' in out
+    assert "--session-id <id> and RELAYBAY_SESSION=<id>" in out  # the MCP server reads it
     assert path.read_bytes() == before
     assert list(path.parent.iterdir()) == [path]
     assert not (data / "token").exists()
@@ -230,6 +231,9 @@ def test_check_proves_the_path_up_to_a_hook_event_seen(server, tmp_path, bin_dir
     assert items["Gemini hooks in settings.json"]["ok"]
     assert items["Gemini MCP server"]["ok"]
     assert items["Gemini MCP token"]["ok"]
+    assert items["Gemini approvals from the board"]["detail"].startswith(
+        "BeforeTool waits up to 9 min for you"
+    )
     assert "(the current folder)" in items["Gemini folder trust"]["detail"]
 
     # The exact command setup wrote, with a real Gemini SessionStart input from the project.
@@ -257,6 +261,7 @@ def test_check_proves_the_path_up_to_a_hook_event_seen(server, tmp_path, bin_dir
         "Gemini hook endpoint",
         "Gemini hooks in settings.json",
         "Gemini hook command runs",
+        "Gemini approvals from the board",
         "Gemini MCP server",
         "Gemini MCP token",
         "Gemini folder trust",

@@ -8,11 +8,11 @@ too: `mcpServers.relaybay` with the token as `${RELAYBAY_TOKEN}`, which Gemini r
 environment (never the token itself). Folder trust is the owner's: setup never writes
 trustedFolders.json, --check says which project folders Gemini does not trust.
 
-A script that starts Gemini can give its MCP calls its session (Gemini sends no session id
-with them): `gemini --session-id <id>` with `RELAYBAY_SESSION=<id>` in its environment, and
-`"X-Relaybay-Session": "${RELAYBAY_SESSION}"` added to the entry's headers, which setup keeps
-when it writes the entry again (docs/agents.md: relaybay's MCP server does not read that
-header yet, so setup does not offer it).
+A script that starts Gemini can tie its MCP calls to its session (Gemini sends no session
+id with them): `gemini --session-id <id>` with `RELAYBAY_SESSION=<id>` in its environment,
+and `"X-Relaybay-Session": "${RELAYBAY_SESSION}"` added to the entry's headers, which setup
+keeps when it writes the entry again; relaybay's MCP server reads that header (core/calls.py),
+so setup's output and Settings → Integrations offer it.
 """
 
 from __future__ import annotations
@@ -84,6 +84,12 @@ class GeminiSetup:
             out.stdout.write(
                 f"Gemini sends the token from {entries.TOKEN_ENV}, never from settings.json: "
                 f"{checks.token_export(token_file)} before starting Gemini."
+            )
+            out.stdout.write(
+                f"From a script, tie Gemini's MCP calls to its session: start it with "
+                f"--session-id <id> and {entries.SESSION_ENV}=<id>, and add "
+                f'"{entries.SESSION_HEADER}": "${{{entries.SESSION_ENV}}}" to the headers of '
+                f"mcpServers.{entries.MCP_NAME} (setup keeps it)."
             )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from agents.gemini_cli.setup import checks, detect
+from agents.gemini_cli.setup import checks, detect, entries
 from agents.gemini_cli.setup.plan import make_plan
 from agents.setup.document import SettingsError
 from agents.setup.found import show_version
@@ -54,6 +54,9 @@ class GeminiPanel:
             "items": [i.as_dict() for i in items],
             "token_export": checks.token_export(token_file),
             "setup": checks.setup_fix(home),
+            "session_env": entries.SESSION_ENV,
+            "session_header": entries.SESSION_HEADER,
+            "session_value": f"${{{entries.SESSION_ENV}}}",
         }
 
     def installed_mode(self, base_url: str) -> str:
