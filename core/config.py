@@ -228,9 +228,12 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         540,
         "Approvals from the board: how long a held permission prompt or guard ask waits for "
-        "your Approve or Deny, in seconds (0 turns holding off). Always under the hook's own "
-        "timeout relaybay setup writes (600 s): a guard ask not answered in time is denied, "
-        "a CLI's own prompt falls back to the CLI (see docs/agents.md).",
+        "your Approve or Deny, in seconds (0 turns holding off). It must stay under the "
+        "hook's own timeout relaybay setup writes for these events (600 s, with the hook "
+        "client's --hold 590): a guard ask the agent gives up on would let the call run. A "
+        "larger value is capped: the server answers 10 s before the hook's hold ends (580 s). "
+        "A guard ask not answered in time is denied, a CLI's own prompt falls back to the CLI "
+        "(see docs/agents.md).",
         minimum=0,
         maximum=3000,
     ),

@@ -5,6 +5,8 @@ becomes, and each agent's capabilities as flags — so the page changes when a p
 from __future__ import annotations
 
 from agents.registry import specs
+from agents.setup import hold
+from core.config import SETTINGS
 from relaybay_site.docgen.common import GENERATED, cell
 from sessions.hooks import event as ev
 from sessions.hooks.registry import CONTEXT_KINDS, AgentSpec, Capabilities
@@ -189,6 +191,37 @@ def _facts() -> list[str]:
     ]
 
 
+def _approvals() -> list[str]:
+    """What setup writes on the events an agent waits on, and what its check says."""
+    [wait] = [s.default for s in SETTINGS if s.name == "approval_wait_seconds"]
+    answers = hold.HOLD_SECONDS - hold.MARGIN_SECONDS
+    held = [
+        f"- {a.title}: " + ", ".join(hold.held_events(a)) for a in _agents() if hold.held_events(a)
+    ]
+    return [
+        "## Approvals from the board",
+        "",
+        "`relaybay setup --agent <agent> --apply` writes the hooks of the events the agent "
+        f"waits on (the row “The owner approves on the board” above) with a timeout of "
+        f"{hold.HOLD_TIMEOUT} s (in the unit the agent reads) and the hook client's "
+        f"`--hold {hold.HOLD_SECONDS}`, which tells the server how long the hook waits; every "
+        "other event keeps a timeout of a few seconds. The server holds the answer for "
+        f"`approval_wait_seconds` ({wait} s by default, [configuration.md](configuration.md)) "
+        f"and answers {hold.MARGIN_SECONDS} s before the hook's hold ends ({answers} s) "
+        "whatever that setting says, so a held guard ask is always answered before the agent "
+        "gives up on its hook (a tool call whose hook timed out would run).",
+        "",
+        *held,
+        "",
+        "`relaybay setup --check` and `relaybay doctor` say for each connected agent whether "
+        "approvals from the board are possible (its “approvals from the board” line, with what "
+        "the agent cannot approve there): hooks an older setup wrote (no `--hold`, a short "
+        "timeout) fail there with the `relaybay setup … --apply` that writes them again, and "
+        "`approval_wait_seconds` 0 (holding off) is said as such.",
+        "",
+    ]
+
+
 def render() -> str:
     lines = [
         GENERATED,
@@ -204,6 +237,7 @@ def render() -> str:
         "",
         *_facts(),
         *_events(),
+        *_approvals(),
         "## What does not work (yet)",
         "",
         *(f"- {limit}" for agent in _agents() for limit in agent.limits),
