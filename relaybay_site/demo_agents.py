@@ -17,11 +17,10 @@ import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.clock import set_back
 from relaybay_site.demo_data import (
     CODEX_HOOK_SESSION,
     CODEX_SESSION,
@@ -35,7 +34,6 @@ GEMINI_MODEL = "gemini-2.5-pro"  # priced by agents/gemini_cli/prices.py
 GEMINI_CWD = "/home/dev/demo-api"  # the API's checkout (the project names no folder)
 GEMINI_WAITS_ON = "curl -sI https://gateway.demo-api.example/v1/limits"
 RESPONSES = {CODEX_SESSION: 36, GEMINI_SESSION: 22}
-HOOK_GAP = timedelta(minutes=3)  # between a session's hook events
 
 
 @dataclass(frozen=True)
@@ -71,13 +69,10 @@ def seed(home: Path) -> None:
         rng = random.Random(100 + index)  # noqa: S311 - made-up demo numbers, the same every run
         lines = agent.lines(rng, RESPONSES[agent.session], binding.bound_at)
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        payloads = agent.payloads(str(path))
-        for n, payload in enumerate(payloads):
-            # a few minutes apart, the last now: each event's activity is shown in turn
-            with set_back(HOOK_GAP * (len(payloads) - 1 - n)):
-                event = agent.parse(payload, {})
-                if event is not None:
-                    service.hook_event(event)
+        for payload in agent.payloads(str(path)):
+            event = agent.parse(payload, {})
+            if event is not None:
+                service.hook_event(event)
         # A working session's activity is written at most every 5 s (the latest wins): write
         # the held one now, as the server does when it stops.
         activity.flush_pending_activity(all_of_them=True)
@@ -246,8 +241,13 @@ def _gemini_hooks(transcript: str) -> list[dict[str, Any]]:
     confirmation it waits on (a shell command the owner has to allow there)."""
     from django.utils import timezone
 
-    base = {"session_id": GEMINI_HOOK_SESSION, "transcript_path": transcript, "cwd": GEMINI_CWD}
-    events = [
+    base = {
+        "session_id": GEMINI_HOOK_SESSION,
+        "transcript_path": transcript,
+        "cwd": GEMINI_CWD,
+        "timestamp": _stamp(timezone.now()),
+    }
+    return [
         {**base, "hook_event_name": "SessionStart", "source": "startup"},
         {
             **base,
@@ -262,11 +262,6 @@ def _gemini_hooks(transcript: str) -> list[dict[str, Any]]:
             "tool_response": {"llmContent": "# Gateway\n\nCounts per header.\n"},
         },
         _gemini_confirmation(base),
-    ]
-    now = timezone.now()  # each input's own time, as seed sends them
-    return [
-        {**e, "timestamp": _stamp(now - HOOK_GAP * (len(events) - 1 - n))}
-        for n, e in enumerate(events)
     ]
 
 
