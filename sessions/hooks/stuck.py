@@ -192,44 +192,53 @@ _STUCK_COLUMNS = (
 
 def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
     """Sessions possibly stuck now, the oldest first: repeats not followed by progress, and
-    working sessions whose open task has had no write for stuck_minutes. Every working
-    binding is judged from its plain values; only the stuck ones are built with their
-    session and task (a year's hundred working sessions cost more as instances than the
-    rest of the group). Two queries, three when some are stuck."""
-    now = now or timezone.now()
+    working sessions whose open task has had no write for stuck_minutes."""
+    return _built(_judged_all(now or timezone.now()))
+
+
+def _judged_all(now: datetime) -> list[tuple[datetime, int, int, str]]:
+    """(since, task id, session id, reason) of every stuck binding, the oldest first: each
+    working binding judged from its plain values, no instance built (a year's hundred
+    working sessions cost more as instances than the rest of the Inbox group). Two
+    queries."""
     repeats = _stuck_repeats()
     wanted = set(repeats)
     if settings.RELAYBAY.stuck_minutes > 0:
         wanted |= set(Session.objects.filter(hook_status=WORKING).values_list("id", flat=True))
     if not wanted:
         return []
-    judged_rows = (
+    rows = (
         TaskBinding.objects.filter(session_id__in=wanted, unbound_at__isnull=True)
         .exclude(task__stage="done")
         .annotate(wrote=_last_progress())
         .order_by("task_id")
         .values_list("task_id", "session_id", "bound_at", "session__hook_status", "wrote")
     )
-    judged: dict[int, tuple[int, tuple[str, datetime]]] = {}
-    for task_id, session_id, bound_at, status, wrote in judged_rows:
+    judged: dict[int, tuple[datetime, int, int, str]] = {}
+    for task_id, session_id, bound_at, status, wrote in rows:
         if task_id not in judged:
             found = _judged(session_id, bound_at, status, wrote, repeats, now)
             if found is not None:
-                judged[task_id] = (session_id, found)
+                judged[task_id] = (found[1], task_id, session_id, found[0])
+    return sorted(judged.values(), key=lambda j: j[0])  # stable: task order within a moment
+
+
+def _built(judged: list[tuple[datetime, int, int, str]]) -> list[Stuck]:
+    """The judged bindings with their session and task, in the order given: one query."""
     if not judged:
         return []
-    bindings = (
-        TaskBinding.objects.select_related("session", "task__project")
+    bindings = {
+        b.task_id: b
+        for b in TaskBinding.objects.select_related("session", "task__project")
         .only(*_STUCK_COLUMNS)
-        .filter(task_id__in=judged, unbound_at__isnull=True)
-        .order_by("task_id")
-    )
-    stuck = [
-        Stuck(b.session_id, b.session.name, b.task, *judged[b.task_id][1], agent=b.session.agent)
-        for b in bindings
-        if judged[b.task_id][0] == b.session_id
-    ]
-    return sorted(stuck, key=lambda s: s.since)
+        .filter(task_id__in=[j[1] for j in judged], unbound_at__isnull=True)
+    }
+    stuck = []
+    for since, task_id, session_id, reason in judged:
+        b = bindings.get(task_id)
+        if b is not None and b.session_id == session_id:
+            stuck.append(Stuck(session_id, b.session.name, b.task, reason, since, b.session.agent))
+    return stuck
 
 
 def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
@@ -254,17 +263,17 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
 
 def stuck_group(limit: int | None = None) -> InboxGroup | None:
     """The group with `limit` of its rows built (None: all) and how many there are: the
-    page shows its first rows only."""
-    stuck = stuck_sessions()
-    if not stuck:
-        return None
+    page shows its first rows only, so only those are built."""
     now = timezone.now()
+    judged = _judged_all(now)
+    if not judged:
+        return None
     rows = []
-    for s in stuck[:limit]:
+    for s in _built(judged[:limit]):
         by = named_with_agent(s.session, s.agent)
         detail = f"{s.reason} · since {ago(s.since, now)}"
         rows.append(task_row(s.task, detail, by=by, mark=agent_mark(s.agent)))
-    return InboxGroup(id=GROUP_ID, title="Possibly stuck", rows=tuple(rows), total=len(stuck))
+    return InboxGroup(id=GROUP_ID, title="Possibly stuck", rows=tuple(rows), total=len(judged))
 
 
 @plug_in_once

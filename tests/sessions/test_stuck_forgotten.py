@@ -153,6 +153,12 @@ def test_only_the_stuck_of_many_working_bindings_are_built_oldest_first():
         Session.objects.get(name=n).id for n in ("bob", "dave")
     ]
     assert found[0].reason.startswith("working 90 min")
+    group = stuck.stuck_group(limit=1)  # the Inbox builds the rows it shows, counts them all
+    assert group is not None
+    assert [(r.key, r.title.split(" · ")[-1]) for r in group.rows] == [
+        (found[0].task.key, "Task of bob")
+    ]
+    assert group.total == 2
 
 
 def test_an_idle_session_is_not_stuck():
