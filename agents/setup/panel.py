@@ -11,9 +11,13 @@ database and runs in Django's sync thread.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from agents.setup.document import SettingsError
+from agents.setup.target import Target, server_target, target_problem
 
 if TYPE_CHECKING:
     from agents.setup.items import Item
@@ -73,3 +77,22 @@ class Panel(Protocol):
         """Its lines that need the database (a hook event seen), when connected (Django's
         sync thread)."""
         ...
+
+
+def plans_for(path: Path, make: Callable[[Target, str], Plan]) -> Plans:
+    """Apply and Remove of the agent's file `path` for this server's hooks (`make(target,
+    action)` is the agent's planner); a file that must not be touched, or cannot be read,
+    is the page's refusal instead."""
+    from django.conf import settings
+
+    target = server_target(settings.RELAYBAY)
+    problem = target_problem(target)
+    if problem:
+        return Plans(path, None, None, problem)
+    try:
+        apply, remove = make(target, "apply"), make(target, "remove")
+    except SettingsError as exc:
+        return Plans(path, None, None, f"Refused: {exc}")
+    except OSError as exc:
+        return Plans(path, None, None, f"Cannot read {path}: {exc}")
+    return Plans(path, apply, remove)

@@ -13,10 +13,9 @@ from agents.claude_code.setup import checks, detect
 from agents.claude_code.setup.plan import make_plan
 from agents.setup import document
 from agents.setup.items import Item, not_connected
-from agents.setup.panel import Plans
+from agents.setup.panel import Plans, plans_for
 from agents.setup.plan import read_bytes
 from agents.setup.server import relaybay
-from agents.setup.target import server_target, target_problem
 
 MODE_HELP = {
     "http": "http: Claude Code posts to relaybay itself with Authorization: Bearer "
@@ -71,19 +70,10 @@ class ClaudePanel:
         return "http" if any(h.get("type") == "http" for h in hooks) else "command"
 
     def plans(self, mode: str, facts: dict[str, Any]) -> Plans:
-        target = server_target(settings.RELAYBAY)
         path = detect.settings_file(claude_home())
-        problem = target_problem(target)
-        if problem:
-            return Plans(path, None, None, problem)
-        try:
-            apply = make_plan(path, target, action="apply", mode=mode)
-            remove = make_plan(path, target, action="remove")
-        except document.SettingsError as exc:
-            return Plans(path, None, None, f"Refused: {exc}")
-        except OSError as exc:
-            return Plans(path, None, None, f"Cannot read {path}: {exc}")
-        return Plans(path, apply, remove)
+        return plans_for(
+            path, lambda target, action: make_plan(path, target, action=action, mode=mode)
+        )
 
     def mode_help(self, mode: str) -> str:
         return MODE_HELP.get(mode, "")

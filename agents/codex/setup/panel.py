@@ -12,11 +12,9 @@ from django.conf import settings
 from agents.codex.setup import checks as codex_checks
 from agents.codex.setup import config as codex
 from agents.codex.setup.plan import make_codex_plan
-from agents.setup.document import SettingsError
 from agents.setup.found import show_version
 from agents.setup.items import Item, not_connected
-from agents.setup.panel import Plans
-from agents.setup.target import server_target, target_problem
+from agents.setup.panel import Plans, plans_for
 from core import tokens
 
 MODE_HELP = (
@@ -63,19 +61,8 @@ class CodexPanel:
         return "command"
 
     def plans(self, mode: str, facts: dict[str, Any]) -> Plans:
-        target = server_target(settings.RELAYBAY)
         path = codex.config_file(codex.codex_home())
-        problem = target_problem(target)
-        if problem:
-            return Plans(path, None, None, problem)
-        try:
-            apply = make_codex_plan(path, target, action="apply")
-            remove = make_codex_plan(path, target, action="remove")
-        except SettingsError as exc:
-            return Plans(path, None, None, f"Refused: {exc}")
-        except OSError as exc:
-            return Plans(path, None, None, f"Cannot read {path}: {exc}")
-        return Plans(path, apply, remove)
+        return plans_for(path, lambda target, action: make_codex_plan(path, target, action=action))
 
     def mode_help(self, mode: str) -> str:
         return MODE_HELP

@@ -11,11 +11,9 @@ from django.conf import settings
 
 from agents.gemini_cli.setup import checks, detect, entries
 from agents.gemini_cli.setup.plan import make_plan
-from agents.setup.document import SettingsError
 from agents.setup.found import show_version
 from agents.setup.items import Item, not_connected
-from agents.setup.panel import Plans
-from agents.setup.target import server_target, target_problem
+from agents.setup.panel import Plans, plans_for
 from core import tokens
 
 MODE_HELP = (
@@ -63,19 +61,8 @@ class GeminiPanel:
         return "command"
 
     def plans(self, mode: str, facts: dict[str, Any]) -> Plans:
-        target = server_target(settings.RELAYBAY)
         path = detect.settings_file(detect.gemini_home())
-        problem = target_problem(target)
-        if problem:
-            return Plans(path, None, None, problem)
-        try:
-            apply = make_plan(path, target, action="apply")
-            remove = make_plan(path, target, action="remove")
-        except SettingsError as exc:
-            return Plans(path, None, None, f"Refused: {exc}")
-        except OSError as exc:
-            return Plans(path, None, None, f"Cannot read {path}: {exc}")
-        return Plans(path, apply, remove)
+        return plans_for(path, lambda target, action: make_plan(path, target, action=action))
 
     def mode_help(self, mode: str) -> str:
         return MODE_HELP
