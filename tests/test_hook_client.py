@@ -775,5 +775,5 @@ def test_a_hold_that_is_no_number_of_seconds_is_no_hold(
 def test_the_server_reads_the_hold_the_client_sends() -> None:
     from sessions.hooks import endpoint
 
-    assert endpoint.HOLD_HEADER == hook_client.HOLD_HEADER.lower()
+    assert hook_client.HOLD_HEADER.lower() == endpoint.HOLD_HEADER
     assert endpoint.HOLD_MAX == hook_client.HOLD_MAX
