@@ -38,27 +38,6 @@ def private_server(**env: str) -> Iterator[RelaybayServer]:
             server.stop()
 
 
-WARMED = " pages once in "  # relaybay_site/warm.py's log line when the warm-up is done
-
-
-def settled(server: RelaybayServer, code: Path = ROOT, timeout: float = 60) -> float:
-    """Wait until the server's warm-up thread has rendered every page once (a tree without
-    relaybay_site/warm.py has none to wait for): a bench times a settled server, not one
-    whose start is still rendering beside the requests it times. Seconds waited."""
-    started = time.monotonic()
-    if not (code / "relaybay_site" / "warm.py").exists():
-        return 0.0
-    banner = f"127.0.0.1:{server.port}"  # this start's banner: the log is kept across starts
-
-    def done() -> bool:
-        log = server.log()
-        return WARMED in log[log.rfind(banner) :] if banner in log else False
-
-    while not done() and time.monotonic() - started < timeout:
-        time.sleep(0.1)
-    return time.monotonic() - started
-
-
 def serve_under_daphne(app: object, port: int) -> None:
     """Serve a bare ASGI app as `relaybay serve` runs daphne: the same HTTP factory, an
     access log line per request — the floor a benchmark compares the product with."""

@@ -43,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import kept_home, ms, percentile, seed_in_child, settled, table
+from _common import kept_home, ms, percentile, seed_in_child, table
 
 from tests.support.server import RelaybayServer
 
@@ -212,7 +212,6 @@ def main(argv: list[str]) -> None:
         home.mkdir(parents=True, exist_ok=True)
         seed(home)  # each part only when it is missing
         server = RelaybayServer(home=home).start(timeout=120)
-        settled(server)
         try:
             paths = [
                 ("floor: /healthz", "/healthz"),

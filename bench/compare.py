@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench"))
 
-from _common import daphne_child, settled  # noqa: E402
+from _common import daphne_child  # noqa: E402
 
 from tests.support.claude_code import CLAUDE_CODE  # noqa: E402
 from tests.support.mcp_client import mcp_client  # noqa: E402
@@ -91,9 +91,7 @@ def serve(code: Path, home: Path) -> RelaybayServer:
         check=True,
         capture_output=True,
     )
-    server = RelaybayServer(home=home, cwd=code, seed=False).start(timeout=60)
-    settled(server, code)  # its pages rendered once (a tree that warms them): a settled server
-    return server
+    return RelaybayServer(home=home, cwd=code, seed=False).start(timeout=60)
 
 
 def hook_times(server: RelaybayServer, body: dict[str, Any], calls: int) -> list[float]:

@@ -42,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import daphne_child, kept_home, ms, percentile, seed_in_child, settled, table
+from _common import daphne_child, kept_home, ms, percentile, seed_in_child, table
 from board_render import cpu_seconds, timed
 
 from tests.support.mcp_client import mcp_client, text_of
@@ -304,7 +304,6 @@ def main(argv: list[str]) -> None:
         starts = [start_seconds(home) for _ in range(3)]
         f = facts(home)
         server = RelaybayServer(home=home, args=("--quiet-access-log",)).start(timeout=120)
-        settled(server)
         try:
             pages = time_pages(server, f, count)
             with daphne_child(HERE / "mcp_calls.py", "--bare-mcp") as bare:

@@ -35,7 +35,7 @@ from memory import search as memory_search
 from policy import global_file
 from policy import services as policy_services
 from relaybay import get_version
-from relaybay_site import http_limits, serve_lock, sql, warm
+from relaybay_site import http_limits, serve_lock, sql
 from relaybay_site.management.commands._flags import RelaybayCommand
 from reviews import storage
 
@@ -193,9 +193,7 @@ class Command(RelaybayCommand):
             application_close_timeout=2,
         )
         self._register_shutdown(application)
-        self._after_listening(
-            application, checks=not options.get("skip_checks"), page_host=f"127.0.0.1:{cfg.port}"
-        )
+        self._after_listening(application, checks=not options.get("skip_checks"))
         held.close()
         heap.settle()  # what start made lives for ever: out of the collector's full passes
         server.run()
@@ -231,13 +229,12 @@ class Command(RelaybayCommand):
         finally:
             shutil.rmtree(backup, ignore_errors=True)
 
-    def _after_listening(self, application: Any, *, checks: bool, page_host: str) -> None:
+    def _after_listening(self, application: Any, *, checks: bool) -> None:
         """What a request need not wait for, in a thread once daphne listens, so /healthz
         answers within 1.5 s of the start: the MCP server's build (~0.6 s of CPU: the SDK's
-        import and every tool's schema; an /mcp request that comes first builds it itself),
-        Django's system checks, which read the code, not the data — a failing one is
-        logged with what it says, as it used to stop the start — and every page rendered
-        once (relaybay_site/warm.py), so no first view pays for imports, templates and rows."""
+        import and every tool's schema; an /mcp request that comes first builds it itself)
+        and Django's system checks, which read the code, not the data — a failing one is
+        logged with what it says, as it used to stop the start."""
         from twisted.internet import reactor
 
         def work() -> None:
@@ -247,8 +244,6 @@ class Command(RelaybayCommand):
                 except Exception as exc:  # CommandError or SystemCheckError
                     log.error("system checks failed: %s", exc)
             application.warm_up()
-            warm.warm_pages(page_host, current_token())
-            heap.settle()  # the pages' kept rows and templates live as long as start's own
 
         def begin() -> None:
             threading.Thread(target=work, name="relaybay-warm-up", daemon=True).start()
