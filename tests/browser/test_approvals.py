@@ -24,7 +24,7 @@ except ImportError:  # the `browser` fixture skips, or fails with RELAYBAY_REQUI
     expect = None
 
 from tests.browser.conftest import save_shot
-from tests.browser.helpers import sign_in, wait_state
+from tests.browser.helpers import htmx_idle, sign_in, wait_state
 from tests.support.server import RelaybayServer, read_only_db, run_django
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
@@ -136,8 +136,12 @@ def test_deny_with_a_message_on_the_card(server: RelaybayServer, new_page: Any, 
     block = card.locator(f"#approval-card-{approval}")
     expect(block).to_contain_text("Waiting for your approval")
     expect(block).to_contain_text("stand test at level ask")
+    htmx_idle(page)  # the Dev tab's columns and a live refresh may still be swapping in
+    expect(block).to_be_visible()
     box = block.bounding_box()
     card_box = card.bounding_box()
+    assert box is not None, "the block was swapped out while it was measured"
+    assert card_box is not None
     assert box["x"] >= card_box["x"]
     assert box["x"] + box["width"] <= card_box["x"] + card_box["width"] + 0.5
     block.get_by_text("Deny…").click()
@@ -199,15 +203,18 @@ def test_a_deny_message_being_typed_survives_a_live_refresh(
     block = page.locator(f"#approval-inbox-{approval}")
     block.get_by_text("Deny…").click()
     block.get_by_label("Message to the agent").fill("half a thought")
+    # the same server serves the module's other tests: count what this page shows now
+    rows = page.locator("#inbox-approvals [data-approval]")
+    shown = rows.count()
 
     held_ask(server)  # another request arrives; the list refetches (held back while typing)
     page.evaluate("document.body.dispatchEvent(new CustomEvent('rb-inbox-changed'))")
     page.wait_for_timeout(600)
     expect(block.get_by_label("Message to the agent")).to_have_value("half a thought")
-    expect(page.locator("#inbox-approvals [data-approval]")).to_have_count(1)
+    expect(rows).to_have_count(shown)
 
     block.get_by_label("Message to the agent").fill("")  # cleared: the owed refetch goes
-    expect(page.locator("#inbox-approvals [data-approval]")).to_have_count(2)
+    expect(rows).to_have_count(shown + 1)
     watched.assert_clean()
 
 
