@@ -218,3 +218,37 @@ def listens(base_url: str) -> bool:
     except (OSError, http.client.HTTPException):
         return False
     return True
+
+
+def seen_item(agent: str, name: str, title: str, run: str, *, database_file: bool = True) -> Item:
+    """`name` ("Codex hook event seen"): a session the agent's hooks reported (Session.agent),
+    from the server's database, or `run` (how to make one) as the fix. With `database_file`
+    the database file is looked for first, so that reading never creates it."""
+    from django.core.exceptions import FieldError
+    from django.db import DatabaseError
+    from django.db.models.functions import Coalesce
+
+    from core.display import ago
+    from sessions.models import Session
+
+    database = settings.DATABASES["default"]["NAME"]
+    if database_file and not Path(database).is_file():
+        return Item(
+            False, name, f"no database in the data folder yet ({database})", relaybay("serve")
+        )
+    # the hook activity (written at most every 5 s), else the last write, else the start
+    last = Coalesce("activity_at", "last_seen_at", "created_at")
+    try:
+        row = (
+            Session.objects.filter(agent=agent)
+            .annotate(last=last)
+            .order_by("-last", "-id")
+            .values_list("name", "last")
+            .first()
+        )
+    except (DatabaseError, FieldError) as exc:
+        return Item(False, name, f"cannot read the sessions ({exc})", restart())
+    if row is None:
+        return Item(False, name, f"no session reported by {title}'s hooks yet", run)
+    session, when = row
+    return Item(True, name, f"last from session {session}, {ago(when)}")

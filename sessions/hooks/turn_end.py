@@ -108,9 +108,8 @@ def observe(call: HookCall, answer: HookAnswer) -> None:
     if turn.note and delivers and len(turn.note) <= answer.budget_left:
         answer.add_context(turn.note)
         turn.note = ""
-    if call.kind == ev.PROMPT and call.event.continues_turn:
-        pass  # the agent's continuation after a block: the same turn goes on
-    elif call.kind == ev.PROMPT:
+    # a PROMPT starts a turn, except the agent's continuation after a block (the same turn)
+    if call.kind == ev.PROMPT and not call.event.continues_turn:
         turn.started_at, turn.work_at = timezone.now(), None
         turn.nudged = turn.blocked = False
     elif (

@@ -17,7 +17,7 @@ import shlex
 from pathlib import Path
 
 from agents.codex.setup import config as codex
-from agents.setup import hold, hook_line
+from agents.setup import hold, hook_line, server
 from agents.setup import items as setup_items
 from agents.setup.found import names_relaybay, show_version
 from agents.setup.items import Item
@@ -202,37 +202,10 @@ def token_env_item(name: str, token_file: str) -> Item:
 
 
 def seen_item(*, database_file: bool = True) -> Item:
-    """A session reported by Codex's hooks, from the server's database (Session.agent).
-    The commands look for the database file first, so that reading never creates it."""
-    from django.conf import settings
-    from django.core.exceptions import FieldError
-    from django.db import DatabaseError
-    from django.db.models.functions import Coalesce
-
-    from core.display import ago
-    from sessions.models import Session
-
-    database = settings.DATABASES["default"]["NAME"]
-    if database_file and not Path(database).is_file():
-        detail = f"no database in the data folder yet ({database})"
-        return Item(False, SEEN, detail, relaybay("serve"))
-    # the hook activity (written at most every 5 s), else the last write, else the start
-    last = Coalesce("activity_at", "last_seen_at", "created_at")
-    try:
-        row = (
-            Session.objects.filter(agent=codex.CODEX_AGENT)
-            .annotate(last=last)
-            .order_by("-last", "-id")
-            .values_list("name", "last")
-            .first()
-        )
-    except (DatabaseError, FieldError) as exc:
-        detail = f"cannot read the sessions ({exc})"
-        return Item(False, SEEN, detail, f"restart the server: stop it, then {relaybay('serve')}")
-    if row is None:
-        return Item(False, SEEN, "no session reported by Codex's hooks yet", RUN_CODEX)
-    name, last = row
-    return Item(True, SEEN, f"last from session {name}, {ago(last)}")
+    """A session reported by Codex's hooks, from the server's database."""
+    return server.seen_item(
+        codex.CODEX_AGENT, SEEN, "Codex", RUN_CODEX, database_file=database_file
+    )
 
 
 def codex_items(

@@ -18,7 +18,7 @@ from typing import Any
 
 from agents.gemini_cli import NAME
 from agents.gemini_cli.setup import detect, entries, trust
-from agents.setup import hold
+from agents.setup import hold, server
 from agents.setup import items as setup_items
 from agents.setup.found import show_version
 from agents.setup.items import Item
@@ -255,26 +255,5 @@ def known_folders() -> list[str] | None:
 
 
 def seen_item() -> Item:
-    """A session reported by Gemini's hooks (Session.agent), from the server's database."""
-    from django.db import DatabaseError
-    from django.db.models.functions import Coalesce
-
-    from core.display import ago
-    from sessions.models import Session
-
-    last = Coalesce("activity_at", "last_seen_at", "created_at")
-    try:
-        row = (
-            Session.objects.filter(agent=NAME)
-            .annotate(last=last)
-            .order_by("-last", "-id")
-            .values_list("name", "last")
-            .first()
-        )
-    except DatabaseError as exc:
-        detail = f"cannot read the sessions ({exc})"
-        return Item(False, SEEN, detail, f"restart the server: stop it, then {relaybay('serve')}")
-    if row is None:
-        return Item(False, SEEN, "no session reported by Gemini's hooks yet", RUN_GEMINI)
-    name, when = row
-    return Item(True, SEEN, f"last from session {name}, {ago(when)}")
+    """A session reported by Gemini's hooks, from the server's database."""
+    return server.seen_item(NAME, SEEN, "Gemini", RUN_GEMINI, database_file=False)
