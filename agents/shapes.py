@@ -5,7 +5,7 @@ shows. Kept here so that no agent package imports another's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sessions.hooks import event as ev
@@ -20,6 +20,30 @@ def hook_specific_output(name: str, output: Mapping[str, Any]) -> dict[str, Any]
     if not output:
         return None
     return {"hookSpecificOutput": {"hookEventName": name, **output}}
+
+
+def claude_style_answer(
+    answer: HookAnswer,
+    event: ev.HookEvent,
+    names: Mapping[str, str],
+    context_kinds: frozenset[str],
+    decision: Callable[[HookAnswer], dict[str, Any]],
+) -> dict[str, Any] | None:
+    """The answer of a CLI that speaks Claude Code's hook protocol, or None (204): a turn
+    end's block, a PermissionRequest's decision, and for the events that read context the
+    `hookSpecificOutput` with the tool call's decision as that CLI says it (`decision`)."""
+    if event.kind == ev.STOP:
+        if answer.block_reason:
+            return {"decision": "block", "reason": answer.block_reason}
+        return None
+    if event.kind == ev.APPROVAL:
+        return permission_request_answer(answer)
+    if event.kind not in context_kinds:
+        return None
+    output = decision(answer) if answer.decision and event.kind == ev.PRE_TOOL else {}
+    if answer.lines:
+        output["additionalContext"] = answer.context
+    return hook_specific_output(names[event.kind], output)
 
 
 def permission_request_answer(answer: HookAnswer) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.claude_code import NAME, tools
-from agents.shapes import common_fields, hook_specific_output, permission_request_answer
+from agents.shapes import claude_style_answer, common_fields
 from core import actor as actors
 from sessions.fields import desktop_id
 from sessions.hooks import event as ev
@@ -167,21 +167,15 @@ def _str_or_none(value: Any) -> str | None:
 
 def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
     """The JSON body Claude Code reads, or None when there is nothing to say (204)."""
-    if event.kind == ev.STOP:
-        if answer.block_reason:
-            return {"decision": "block", "reason": answer.block_reason}
-        return None
-    if event.kind == ev.APPROVAL:
-        return permission_request_answer(answer)
-    if event.kind not in CONTEXT_KINDS:
-        return None
-    output: dict[str, Any] = {}
-    if answer.decision is not None and event.kind == ev.PRE_TOOL:
-        output["permissionDecision"] = answer.decision
-        output["permissionDecisionReason"] = answer.decision_reason
-    if answer.lines:
-        output["additionalContext"] = answer.context
-    return hook_specific_output(NAMES[event.kind], output)
+    return claude_style_answer(answer, event, NAMES, CONTEXT_KINDS, _decision)
+
+
+def _decision(answer: HookAnswer) -> dict[str, Any]:
+    """deny, ask, or the owner's allow, as Claude Code's permissionDecision."""
+    return {
+        "permissionDecision": answer.decision,
+        "permissionDecisionReason": answer.decision_reason,
+    }
 
 
 CAPABILITIES = Capabilities(

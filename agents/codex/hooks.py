@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.codex import NAME, tools
-from agents.shapes import common_fields, hook_specific_output, permission_request_answer
+from agents.shapes import claude_style_answer, common_fields
 from sessions.hooks import event as ev
 from sessions.hooks.answer import ASK, DENY, HookAnswer
 from sessions.hooks.event import HookEvent, Tool
@@ -84,25 +84,16 @@ def _tool(payload: Mapping[str, Any]) -> Tool:
 def render(answer: HookAnswer, event: HookEvent) -> dict[str, Any] | None:
     """The JSON Codex reads, or None (204). Never "allow" or "ask": an ask becomes a deny
     whose reason tells the agent to ask the owner; a PermissionRequest is the owner's."""
-    if event.kind == ev.STOP:
-        if answer.block_reason:
-            return {"decision": "block", "reason": answer.block_reason}
-        return None
-    if event.kind == ev.APPROVAL:
-        return permission_request_answer(answer)
-    if event.kind not in CONTEXT_KINDS:
-        return None
-    output: dict[str, Any] = {}
-    # the owner's Approve is the empty answer: Codex ignores a PreToolUse "allow"
-    if answer.decision in (DENY, ASK) and event.kind == ev.PRE_TOOL:
-        reason = answer.decision_reason
-        output["permissionDecision"] = "deny"
-        output["permissionDecisionReason"] = (
-            reason + ASK_INSTEAD if answer.decision == ASK else reason
-        )
-    if answer.lines:
-        output["additionalContext"] = answer.context
-    return hook_specific_output(NAMES[event.kind], output)
+    return claude_style_answer(answer, event, NAMES, CONTEXT_KINDS, _decision)
+
+
+def _decision(answer: HookAnswer) -> dict[str, Any]:
+    """A deny (an ask says to ask the owner); the owner's Approve is the empty answer, since
+    Codex ignores a PreToolUse "allow"."""
+    if answer.decision not in (DENY, ASK):
+        return {}
+    reason = answer.decision_reason + (ASK_INSTEAD if answer.decision == ASK else "")
+    return {"permissionDecision": "deny", "permissionDecisionReason": reason}
 
 
 # What does not work with Codex (docs/agents.md).
