@@ -146,3 +146,20 @@ def test_the_owners_answer_ends_the_sessions_wait_at_once() -> None:
     session = Session.objects.get(pk=request.session_id)
     assert (session.hook_status, session.activity) == (WORKING, "Write approved on the board")
     assert kinds()[-2:] == ["approval.decided", "session.status_changed"]
+
+
+def test_a_secret_in_the_deny_message_is_refused_without_being_repeated() -> None:
+    """The owner's message is a deliberate write: a token in it is refused by the write door,
+    the request stays pending, and the refusal does not say the token back."""
+    from core.errors import DomainError
+    from tests.support.tokens import github
+
+    request = ask()
+    token = github()
+    with pytest.raises(DomainError) as refused:
+        approvals.approval_decide(
+            approval_id=request.pk, approve=False, message=f"use {token}", actor="owner"
+        )
+    assert token not in str(refused.value)
+    request.refresh_from_db()
+    assert (request.state, request.message) == ("pending", "")
