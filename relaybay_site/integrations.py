@@ -181,7 +181,7 @@ def _page(
     context = {
         "sections": settings_sections("integrations"),
         "agents": [_section(s) for s in states],
-        "titles": " and ".join(s.panel.title for s in states),
+        "titles": _spoken([s.panel.title for s in states]),
         "flash": shown,
         "refusal": refusal,
         "unlinked": unlinked_hook_sessions(),
@@ -207,6 +207,11 @@ async def _states(chosen: Panel | None = None, mode: str | None = None) -> list[
             )
         )
     )
+
+
+def _spoken(names: list[str]) -> str:
+    """ "Claude Code, Codex and Gemini CLI"."""
+    return " and ".join(filter(None, (", ".join(names[:-1]), names[-1] if names else "")))
 
 
 def _summary(items: list[setup_items.Item]) -> str:
