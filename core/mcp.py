@@ -13,6 +13,7 @@ import difflib
 import inspect
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, overload
 
@@ -187,6 +188,54 @@ def _too_big(tool: str, arguments: dict[str, Any]) -> list[str]:
     return lines
 
 
+# A text longer than any parameter takes is cut out of the /mcp body before the SDK reads it
+# (relaybay_site/mcp_body.py: 14 million characters lived four times in the server): the
+# SDK parses the rest with a placeholder in the text's place, and the request's ASGI scope
+# holds (the longest text any tool takes, the longest text cut) under CUT_TEXT. call_tool
+# then refuses the call whatever the text's place, a placeholder measuring as its text.
+CUT_TEXT = "relaybay.cut_text"
+_PLACEHOLDER = re.compile(r"\[cut: (\d+) characters\]")
+
+
+def cut_placeholder(length: int) -> str:
+    """What stands in the body for a cut text of `length` characters."""
+    return f"[cut: {length} characters]"
+
+
+class _CutText(str):
+    """A cut text's placeholder whose len() is the length of the text it stands for."""
+
+    length = 0
+
+    def __len__(self) -> int:
+        return self.length
+
+
+def _measured(value: Any) -> Any:
+    """A placeholder argument (or list item) as a _CutText; any other value as it is."""
+    if isinstance(value, list):
+        return [_measured(item) for item in value]
+    found = _PLACEHOLDER.fullmatch(value) if isinstance(value, str) else None
+    if found is None:
+        return value
+    text = _CutText(value)
+    text.length = int(found[1])
+    return text
+
+
+def _max_lengths(schema: Any) -> Iterable[int]:
+    """Every maxLength in a JSON schema, however deep."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "maxLength" and isinstance(value, int):
+                yield value
+            else:
+                yield from _max_lengths(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _max_lengths(item)
+
+
 def unknown_parameter(tool: str, name: str, properties: dict[str, Any], required: list[str]) -> str:
     """One unknown argument: its name, the nearest valid one and every valid name."""
     valid = list(properties)
@@ -230,6 +279,7 @@ class RelaybayMCPServer(MCPServer):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._longest_text: int | None = None
         super().__init__(*args, **kwargs)
         # §3 "No MCP prompts yet": the SDK advertises the prompts capability whenever its
         # low-level server holds a prompts/list handler, so an agent saw an empty, useless
@@ -245,6 +295,15 @@ class RelaybayMCPServer(MCPServer):
         super().add_tool(fn, *args, **kwargs)
         for tool in self._tool_manager.list_tools():
             _with_limits(tool.parameters)
+        self._longest_text = None
+
+    def longest_text(self) -> int:
+        """The longest text any tool takes: the largest maxLength in the tools' schemas, or
+        what an object argument may hold if that is more. A longer one is always refused."""
+        if self._longest_text is None:
+            schemas = [tool.parameters for tool in self._tool_manager.list_tools()]
+            self._longest_text = max([JSON_PARAM_MAX, *_max_lengths(schemas)])
+        return self._longest_text
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -254,10 +313,19 @@ class RelaybayMCPServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         properties: dict[str, Any] = tool.parameters.get("properties", {})
         required: list[str] = tool.parameters.get("required", [])
+        cut = _cut_text(context)
+        if cut is not None:
+            arguments = {key: _measured(value) for key, value in arguments.items()}
         unknown = [key for key in arguments if key not in properties]
         if unknown:  # a refusal never says a secret back, even one sent as a name
             raise ToolError(no_secrets.masked(argument_error(name, properties, required, unknown)))
         too_long = _too_long(name, properties, arguments) + _too_big(name, arguments)
+        if cut is not None and not too_long:  # cut from an object, a key or _meta
+            longest, length = cut
+            too_long = [
+                f"{name}: a text in this call is {length} characters long; "
+                f"no parameter takes more than {longest}. Shorten it."
+            ]
         if too_long:
             raise ToolError("\n".join(too_long) + "\nNothing changed.")
         # Codex's _meta.sessionId, or an X-Relaybay-Session header (core/calls.py)
@@ -276,6 +344,16 @@ def _request_meta(context: Context | None) -> Any:
     """The `_meta` of the tools/call request, None outside one."""
     try:
         return context.request_context.meta if context is not None else None
+    except (ValueError, AttributeError):
+        return None
+
+
+def _cut_text(context: Context | None) -> tuple[int, int] | None:
+    """(longest text any tool takes, longest text cut) when a text was cut from this
+    request's body (relaybay_site/mcp_body.py), else None."""
+    try:
+        request = context.request_context.request if context is not None else None
+        return getattr(request, "scope", {}).get(CUT_TEXT)
     except (ValueError, AttributeError):
         return None
 

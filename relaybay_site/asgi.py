@@ -143,9 +143,12 @@ class RelaybayApp:
             await _Healthz.answer(send, scope["method"])
             return
         if path == "/mcp":
-            _, mcp_app = self._mcp or await asyncio.to_thread(self.mcp)
+            server, mcp_app = self._mcp or await asyncio.to_thread(self.mcp)
             await self._ensure_manager()
-            await mcp_app(scope, receive, send)
+            from relaybay_site.mcp_body import with_texts_checked  # after the SDK, as mcp()
+
+            # a text longer than any tool takes is cut before the SDK holds it 4 times
+            await with_texts_checked(mcp_app, server.longest_text(), scope, receive, send)
             return
         if path in hook_routes.wait_paths():  # held up to 25 min: raw ASGI, no thread
             await wake.app(scope, receive, send)
