@@ -78,6 +78,7 @@ HOOK_INTERVAL = 1.0  # seconds between two hook events of one session
 BOARD_INTERVAL = 1.0
 FLOOR_INTERVAL = 0.5  # GET /healthz beside the load: the floor the other rows compare with
 FD_MARGIN = 5  # descriptors above the baseline still counted as "back"
+PAGE_THREADS = 4  # relaybay_site/pages_asgi.THREADS, not imported: the soak serves any tree
 # --- set-up through the real MCP client -------------------------------------------------------
 
 
@@ -272,6 +273,20 @@ def settled(pid: int, baseline: ProcSample, started: float) -> ProcSample:
 HEAPWATCH = Path(__file__).resolve().parent / "heapwatch"
 
 
+def open_page_threads(server: RelaybayServer) -> None:
+    """Pages at once, more than the server keeps threads for, before the baseline: each kept
+    page thread keeps its SQLite connection and its descriptors by design
+    (relaybay_site/pages_asgi.py), which is not a leak."""
+    askers = [
+        threading.Thread(target=get_json, args=(server, "/api/stats"))
+        for _ in range(2 * PAGE_THREADS)
+    ]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join()
+
+
 def run(seconds: float, period: float, heap_log: Path | None = None) -> Summary:
     """The whole soak against a private server; prints as it goes and returns the figures.
 
@@ -285,6 +300,7 @@ def run(seconds: float, period: float, heap_log: Path | None = None) -> Summary:
         print(f"set-up through MCP: {time.monotonic() - began:.1f} s")
         for agent_id in hook_ids:  # each session has started and is working
             session_start(server, agent_id)
+        open_page_threads(server)
         time.sleep(1)
         baseline = proc_sample(pid, time.monotonic())
         print_start(seconds, baseline)

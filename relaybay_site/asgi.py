@@ -26,11 +26,11 @@ django.setup()
 from asgiref.sync import sync_to_async  # noqa: E402
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.core.asgi import get_asgi_application  # noqa: E402
 
 from core import heap, live, security  # noqa: E402
 from core.responses import PLAIN_TEXT  # noqa: E402
 from relaybay_site.http_limits import body_limit  # noqa: E402
+from relaybay_site import pages_asgi  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
 from sessions.hooks import routes as hook_routes  # noqa: E402
 from sessions.hooks import sweep as signal_sweep  # noqa: E402
@@ -101,7 +101,7 @@ async def _sweep_forever() -> None:
 
 class RelaybayApp:
     def __init__(self) -> None:
-        self.django = ProtocolTypeRouter({"http": get_asgi_application()})
+        self.django = ProtocolTypeRouter({"http": pages_asgi.PagesHandler()})
         self._mcp: tuple[Any, Any] | None = None  # the MCP server and its ASGI app
         self._mcp_built = threading.Lock()
         self._lock: asyncio.Lock | None = None
@@ -190,9 +190,11 @@ class RelaybayApp:
             return self._mcp
 
     def warm_up(self) -> None:
-        """Build the MCP server now (a thread `serve` starts once it listens), then keep what
-        it made out of the collector's full passes, as start's own objects are (core/heap)."""
+        """Build the MCP server and compile the pages (a thread `serve` starts once it
+        listens), then keep what they made out of the collector's full passes, as start's
+        own objects are (core/heap)."""
         self.mcp()
+        pages_asgi.warm()
         heap.settle()
 
     @property

@@ -71,6 +71,9 @@ DATABASES = {
     "default": {
         "ENGINE": "core.sqlite",  # Django's, with core.no_secrets on every write
         "NAME": HOME / "relaybay.sqlite",
+        # Kept: the pages' few threads (relaybay_site/pages_asgi.py) and the one sync thread
+        # each keep theirs, so a request neither opens one nor parses the schema again.
+        "CONN_MAX_AGE": None,
         "OPTIONS": {
             "timeout": 5,
             "init_command": (
