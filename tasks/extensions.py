@@ -395,14 +395,21 @@ def inbox_group(group_id: str, limit: int | None) -> InboxGroup | None:
     return None
 
 
+def _one_row(group_id: str) -> int:
+    return 1
+
+
 def inbox_total() -> int:
-    """The rows of every group: each group's count when it registered one, else its rows."""
+    """The rows of every group: each group's count when it registered one, else its rows.
+
+    A limited group is built with one row, since its `total` counts the rest: building the
+    hundred forgotten, waiting and stuck sessions whole cost the badge ~50 ms at a year."""
     total = 0
     for _, fn in _inbox_groups:
         count = _inbox_counts.get(fn)
         if count is not None:
             total += count()
-        elif (group := _built(fn, None)) is not None:
+        elif (group := _built(fn, _one_row)) is not None:
             total += group.count
     return total
 
