@@ -41,20 +41,6 @@ class StageCount(NamedTuple):
     count: int
 
 
-class WarnedMove(NamedTuple):
-    id: int
-    total: int  # every shown task's last move with warnings
-
-
-class WarnedMoveRow(NamedTuple):
-    id: int
-    payload: str
-    key: str
-    title: str
-    slug: str
-    project: str
-
-
 class Found(NamedTuple):
     found: int  # 1: there is such a row
 
@@ -288,40 +274,4 @@ NEWEST_EVENT_ID = Statement(
     "SELECT max(id) FROM tasks_event",
     row=NewestEvent,
     twin="tests/test_sql_ledger.py::test_the_newest_event_id_is_the_logs_last",
-)
-
-
-# --- the Inbox's Rule warnings (tasks/selectors/inbox.py) -----------------------------------
-# Each shown task's newest stage move (the (task, kind, id) index read backwards), kept when it
-# carries warnings: the first `limit` by id and, in the same pass, how many there are (the
-# window counts every row the WHERE keeps, before the LIMIT). params: kind, the done window's
-# cutoff, limit (-1: all).
-WARNINGS_TWIN = "tests/tasks/test_inbox_sql.py::test_rule_warnings_are_the_querysets_rows"
-
-
-@shape(row=WarnedMove, twin=WARNINGS_TWIN)
-def warned_moves(tracker_log: bool) -> str:
-    """The shown tasks are the board's (tasks.selectors.inbox.not_archived): open, done
-    within the window, and with `tracker_log` done without the tracker mark."""
-    open_stages = ", ".join(f"'{s}'" for s in STAGES if s != "done")
-    shown = f"t.stage IN ({open_stages}) OR (t.stage = 'done' AND t.closed_at >= %s)"
-    shown += " OR t.tracker_logged = 0" if tracker_log else ""
-    return (
-        f'SELECT e.id, count(*) OVER () FROM "{Event._meta.db_table}" e '  # noqa: S608
-        "WHERE e.id IN (SELECT (SELECT u.id FROM "
-        f'"{Event._meta.db_table}" u WHERE u.task_id = t.id AND u.kind = %s '
-        f'ORDER BY u.id DESC LIMIT 1) FROM "{Task._meta.db_table}" t WHERE {shown}) '
-        "AND json_array_length(e.payload, '$.warnings') > 0 ORDER BY e.id LIMIT %s"
-    )
-
-
-# What a warned move's row shows: its payload, its task's key and title, its project's slug
-# and name; the event ids go in as one JSON array.
-WARNED_MOVE_ROWS = Statement(
-    f"SELECT e.id, e.payload, t.key, t.title, p.slug, p.name "  # noqa: S608
-    f'FROM "{Event._meta.db_table}" e INNER JOIN {_TASK.table} ON t.id = e.task_id '
-    f"INNER JOIN {_PROJECT.table} ON p.id = t.project_id "
-    "WHERE e.id IN (SELECT value FROM json_each(%s)) ORDER BY e.id",
-    row=WarnedMoveRow,
-    twin=WARNINGS_TWIN,
 )

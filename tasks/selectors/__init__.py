@@ -7,7 +7,7 @@ A face, by concept: projects.py (a project by slug, its working rules, the proje
 decisions), tasks.py (a task by key, the tasks another app's rows link to, task lines,
 task_list, task_get), events.py (the event log as lines), snapshot.py (project_snapshot);
 and the pages' own reads, imported by module: activity, board, comments, inbox,
-live_actions, task_page.
+live_actions, task_page; sql.py, the ledger of the Inbox's task groups' statements.
 """
 
 from tasks.selectors.events import (

@@ -18,17 +18,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
 from core.display import Stamp, stamp
-from core.rows import columns, fetch_one, fetch_related
+from core.rows import columns, fetch_all, fetch_one, fetch_related
 from tasks import extensions, sql
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import COMMENT_AGENT, COMMENT_OWNER, Comment, Project, Task
-from tasks.selectors.activity import task_href
-from tasks.selectors.inbox import not_archived
+from tasks.selectors import sql as inbox_sql
+from tasks.selectors.inbox import shown_since, task_links
 
 BODY_MAX = 4_000  # §1 Comment: markdown, up to 4000 characters
 EXCERPT_MAX = 200  # comment.added carries a 200-character excerpt (§4)
@@ -253,33 +254,34 @@ def comment_list(
 # --- the Inbox group "Agent replies" (§2 Inbox) ---------------------------------------------
 
 
-def agent_replies() -> InboxGroup:
+AGENT_REPLIES = "agent-replies"
+
+
+def agent_replies(limit: int | None = None) -> InboxGroup:
     """Tasks with agent replies the owner has not marked read, newest reply first, each with
-    the newest reply's author and text. One query."""
-    rows = (
-        Comment.objects.filter(author_kind=COMMENT_AGENT, read_at__isnull=True)
-        .filter(not_archived("task__"))
-        .select_related("task", "task__project")
-        .order_by("-id")
-    )
-    seen: dict[int, list[Comment]] = {}
-    for c in rows:
-        seen.setdefault(c.task_id, []).append(c)
-    result = []
-    for replies in seen.values():
-        newest = replies[0]
-        more = f" (+{len(replies) - 1} more)" if len(replies) > 1 else ""
-        detail = f"{newest.author_name}: {excerpt(newest.body, INBOX_DETAIL_MAX)}{more}"
+    the newest reply's author and text; `limit` of them (None: all) and how many there are.
+    One statement written once (tasks/selectors/sql.py agent_replies): the queryset's
+    compiling and the models of every unread reply cost several times its run, for a row or
+    two."""
+    cfg = settings.RELAYBAY
+    statement = inbox_sql.agent_replies(cfg.require_tracker_log)
+    wanted = -1 if limit is None else max(limit, 1)  # one row at least: it carries the total
+    found = fetch_all(statement, [COMMENT_AGENT, shown_since(), wanted])
+    link, result = task_links(), []
+    for row in map(inbox_sql.ReplyRow._make, found[:limit]):
+        more = f" (+{row.replies - 1} more)" if row.replies > 1 else ""
+        detail = f"{row.author}: {excerpt(row.body, INBOX_DETAIL_MAX)}{more}"
         result.append(
             InboxRow(
-                title=newest.task.title,
-                href=task_href(newest.task.project.slug, newest.task.key),
+                title=row.title,
+                href=link(row.slug, row.key),
                 detail=detail,
-                key=newest.task.key,
-                project=newest.task.project.name,
+                key=row.key,
+                project=row.project,
             )
         )
-    return InboxGroup(id="agent-replies", title="Agent replies", rows=tuple(result))
+    total = found[0][-1] if found else 0
+    return InboxGroup(id=AGENT_REPLIES, title="Agent replies", rows=tuple(result), total=total)
 
 
 # --- the task dialog panel and the registration ------------------------------------------------
@@ -305,6 +307,6 @@ def comments_context(task: Task) -> dict[str, object]:
 @extensions.plug_in_once
 def register() -> None:
     """The comments panel and the Inbox group "Agent replies" (from TasksConfig.ready())."""
-    extensions.register_inbox_group(ORDER_AGENT_REPLIES, agent_replies)
+    extensions.register_inbox_group(ORDER_AGENT_REPLIES, agent_replies, limited=AGENT_REPLIES)
     panel = extensions.Panel("comments", "Comments", PANEL_TEMPLATE, comments_context)
     extensions.register_task_panel(ORDER_PANEL, panel)

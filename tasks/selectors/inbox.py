@@ -24,7 +24,6 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.db import connection
 from django.db.models import (
-    Count,
     F,
     Func,
     IntegerField,
@@ -39,11 +38,13 @@ from django.utils import timezone
 
 from core import caches
 from core.display import STAGES, ago, stage_label
+from core.links import link_pattern
 from core.rows import fetch_all
 from tasks import extensions, sql
 from tasks.events import EventKind
 from tasks.extensions import InboxGroup, InboxRow
 from tasks.models import Event, Task
+from tasks.selectors import sql as inbox_sql
 from tasks.selectors.activity import task_href
 
 ORDER_WAITING_ON_YOU = 20
@@ -73,16 +74,25 @@ def not_archived(prefix: str = "") -> Q:
     return q
 
 
+def shown_since() -> str:
+    """not_archived's cutoff as a statement's parameter: a done task closed since then is
+    still shown."""
+    days = settings.RELAYBAY.done_window_days
+    return connection.ops.adapt_datetimefield_value(timezone.now() - timedelta(days=days))  # type: ignore[no-any-return]
+
+
 def task_row(task: Task, detail: str, href: str = "", *, by: str = "", mark: str = "") -> InboxRow:
     """A task's Inbox row as every group shows it: the key, the title, the detail and the
     project's name; `href` defaults to the task dialog (the Review queue opens its tab);
     `by` heads the title with a session's name and `mark` with its agent's two letters (the
     sessions' groups)."""
     project = task.project
-    return _row(task.key, task.title, project.slug, project.name, detail, href, by=by, mark=mark)
+    return value_row(
+        task.key, task.title, project.slug, project.name, detail, href, by=by, mark=mark
+    )
 
 
-def _row(
+def value_row(
     key: str,
     title: str,
     slug: str,
@@ -104,6 +114,13 @@ def _row(
     )
 
 
+def task_links() -> Callable[[str, str], str]:
+    """task_href(slug, key) for a group's rows: the board's address reversed once per group,
+    not once per row (core/links.py)."""
+    board = link_pattern("board", "slug")
+    return lambda slug, key: f"{board(slug)}?{urlencode({'task': key})}"
+
+
 def _is_owner() -> Callable[[str], bool]:
     """Whether a waiting_on names the owner: one of owner_names, case-insensitive, trimmed.
     Python compares, not SQL: SQLite's lower() only folds ASCII, owner names need not be."""
@@ -111,37 +128,30 @@ def _is_owner() -> Callable[[str], bool]:
     return lambda waiting_on: waiting_on.strip().casefold() in names
 
 
-def _waiting_candidates() -> QuerySet[Task]:
-    """Open tasks with someone to wait on: what both the group and its count read."""
-    return Task.objects.filter(stage__in=OPEN_STAGES).exclude(waiting_on="")
-
-
 def _owner_values() -> tuple[list[str], int]:
     """The waiting_on values of open tasks that name the owner, and how many tasks carry
     them: one GROUP BY, one row per distinct value, not one object per open task."""
     is_owner = _is_owner()
-    counts = _waiting_candidates().values_list("waiting_on").annotate(n=Count("id")).order_by()
-    owners = [(waiting_on, n) for waiting_on, n in counts if is_owner(waiting_on)]
+    counts = map(inbox_sql.WaitingOn._make, fetch_all(inbox_sql.WAITING_ON_VALUES.text, []))
+    owners = [(row.waiting_on, row.count) for row in counts if is_owner(row.waiting_on)]
     return [waiting_on for waiting_on, _ in owners], sum(n for _, n in owners)
 
 
 def waiting_on_you(limit: int | None = None) -> InboxGroup:
     """Open tasks whose waiting_on is one of owner_names (case-insensitive, trimmed), the
-    longest unchanged first; `limit` of them and how many there are (two queries)."""
+    longest unchanged first; `limit` of them and how many there are: two statements written
+    once (tasks/selectors/sql.py), since compiling their querysets cost more than running them."""
     values, total = _owner_values()
-    tasks = (
-        _waiting_candidates()
-        .filter(waiting_on__in=values)
-        .select_related("project")
-        .only("key", "title", "stage", "next_step", "project__slug", "project__name")
-        .order_by("updated_at", "id")
-    )
-    rows = []
-    for task in (tasks if limit is None else tasks[:limit]) if values else ():
+    found = []
+    if values:
+        found = fetch_all(inbox_sql.waiting_on_tasks(limit), [json.dumps(values)])
+    link, rows = task_links(), []
+    for task in map(inbox_sql.WaitingTask._make, found):
         detail = f"In {stage_label(task.stage)}"
         if task.next_step:
             detail += f" · next: {task.next_step}"
-        rows.append(task_row(task, detail))
+        href = link(task.slug, task.key)
+        rows.append(value_row(task.key, task.title, task.slug, task.project, detail, href))
     return InboxGroup(id="waiting-on-you", title="Waiting on you", rows=tuple(rows), total=total)
 
 
@@ -190,30 +200,31 @@ def rule_warnings(limit: int | None = None) -> InboxGroup:
     (task, kind, id) index, read backwards), kept when that event carries warnings. Per
     shown task rather than a GROUP BY over every move ever made: archived tasks pile up,
     the shown ones do not. `limit` of them, oldest warning first, and how many in all: the
-    first ids and the count in one pass (sql.warned_moves), then the rows shown — two
+    first ids and the count in one pass (inbox_sql.warned_moves), then the rows shown — two
     statements written once, since the querysets' compiling cost more than their run.
     """
     cfg = settings.RELAYBAY
-    cutoff = connection.ops.adapt_datetimefield_value(
-        timezone.now() - timedelta(days=cfg.done_window_days)
-    )
+    cutoff = shown_since()
     kind = str(EventKind.TASK_STAGE_CHANGED)
     found = [
-        sql.WarnedMove(*row)
+        inbox_sql.WarnedMove(*row)
         for row in fetch_all(
-            sql.warned_moves(cfg.require_tracker_log),
+            inbox_sql.warned_moves(cfg.require_tracker_log),
             [kind, cutoff, -1 if limit is None else limit],
         )
     ]
     ids = json.dumps([move.id for move in found])
-    rows = []
-    for row in map(sql.WarnedMoveRow._make, fetch_all(sql.WARNED_MOVE_ROWS.text, [ids])):
+    link, rows = task_links(), []
+    for row in map(
+        inbox_sql.WarnedMoveRow._make, fetch_all(inbox_sql.WARNED_MOVE_ROWS.text, [ids])
+    ):
         payload = json.loads(row.payload)
         warnings = _warnings(payload)
         move = f"{payload.get('from')} → {payload.get('to')}"
         more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
         detail = f"{move}: {warnings[0]}{more}"
-        rows.append(_row(row.key, row.title, row.slug, row.project, detail))
+        href = link(row.slug, row.key)
+        rows.append(value_row(row.key, row.title, row.slug, row.project, detail, href))
     total = found[0].total if found else 0
     return InboxGroup(id="rule-warnings", title="Rule warnings", rows=tuple(rows), total=total)
 
