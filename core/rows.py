@@ -10,6 +10,7 @@ builds its SQL text once and its instances with `Model.from_db`, exactly as a qu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from functools import cache, lru_cache
 from typing import Any, NamedTuple, TypeVar
 
@@ -143,6 +144,15 @@ def fetch_all(sql: str, params: Sequence[Any], using: str = "default") -> list[t
     with connections[using].cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def moments(using: str = "default") -> Callable[[Any], datetime | None]:
+    """What turns a datetime read as a plain value (a column, or an expression's text) into
+    what a queryset gives: aware, through the backend's own converter. Looked up once per
+    list of rows: the connection's lookup cost more than the converting."""
+    connection = connections[using]
+    convert = connection.ops.convert_datetimefield_value
+    return lambda value: convert(value, None, connection)  # type: ignore[no-any-return]
 
 
 def fetch_related(

@@ -19,7 +19,7 @@ from sessions.hooks import forgotten, stuck
 from sessions.hooks.registry import agent_mark
 from tasks import extensions
 from tasks.extensions import InboxGroup, InboxRow, plug_in_once
-from tasks.selectors.inbox import task_row
+from tasks.selectors.inbox import task_links, task_row, value_row
 
 ORDER = 50  # after Review queue, Waiting on you, Rule warnings, Not logged (tasks' orders)
 WAITING_ORDER = 5  # first: an agent stands still until someone answers
@@ -34,20 +34,24 @@ def waiting_group(limit: int | None = None) -> InboxGroup | None:
     """The waiting sessions (at most WAITING_SHOWN); `limit` of them built and how many
     there are, since the page shows its first rows only."""
     wanted = WAITING_SHOWN if limit is None else min(limit, WAITING_SHOWN)
-    waiting = selectors.waiting_sessions(wanted)
+    waiting, count = selectors.waiting_page(wanted)
     if not waiting:
         return None
     total = None
     if len(waiting) == wanted < WAITING_SHOWN:
-        total = min(selectors.waiting_count(), WAITING_SHOWN)
+        total = min(count, WAITING_SHOWN)
     now = timezone.now()
     sessions_page = reverse("sessions")
+    link = task_links()
     rows = []
     for w in waiting:
         since = ago(w.since, now) if w.since else "a while"
         detail = f"waiting since {since}: {w.summary}" if w.summary else f"waiting since {since}"
         if w.tasks:  # the task's row as every group shows it, headed by the session
-            rows.append(task_row(w.tasks[0], detail, by=w.name, mark=w.mark))
+            t = w.tasks[0]
+            href = link(t.slug, t.key)
+            row = value_row(t.key, t.title, t.slug, t.project, detail, href, by=w.name, mark=w.mark)
+            rows.append(row)
         else:
             rows.append(InboxRow(title=w.name, href=sessions_page, detail=detail, mark=w.mark))
     return InboxGroup(

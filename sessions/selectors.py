@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from core.errors import NotFound
-from core.rows import columns, fetch_all, fetch_one, fetch_related
+from core.rows import columns, fetch_all, fetch_one, fetch_related, moments
 from sessions import sql
 from sessions.hooks.registry import agent_mark, agent_title, named_with_agent
 from sessions.models import (
@@ -53,10 +54,15 @@ def find_task(key: str | None) -> Task | None:
 
 def desktop_link(session: Session) -> str | None:
     """The "Open in desktop" link of a desktop session (desktop_link_template, §10)."""
-    if session.kind != KIND_DESKTOP or not session.desktop_id:
+    return desktop_href(session.kind, session.desktop_id)
+
+
+def desktop_href(kind: str, desktop_id: str | None) -> str | None:
+    """desktop_link of a session read as plain values (the Inbox's Forgotten sessions)."""
+    if kind != KIND_DESKTOP or not desktop_id:
         return None
     template = settings.RELAYBAY.desktop_link_template
-    return template.replace("{id}", session.desktop_id) if template else None
+    return template.replace("{id}", desktop_id) if template else None
 
 
 def label(session: Session) -> str:
@@ -354,12 +360,12 @@ def unlinked_hook_sessions(limit: int = 100) -> list[UnlinkedHookSession]:
 @dataclass(frozen=True)
 class WaitingSession:
     """A session waiting for an answer (sessions/waiting.py): what on, since when, and the
-    open tasks bound to it."""
+    open tasks bound to it (the values their rows show)."""
 
     name: str  # with its agent: "acme-shop (Codex)"
     summary: str
     since: datetime | None
-    tasks: tuple[Task, ...]
+    tasks: tuple[sql.BoundTask, ...]
     mark: str = ""  # its agent's two letters, as on its card
 
 
@@ -373,30 +379,37 @@ def _waiting() -> QuerySet[Session]:
 
 
 def waiting_count() -> int:
-    """How many sessions wait now (the Inbox group's total when it builds its first rows)."""
+    """How many sessions wait now."""
     return _waiting().count()
 
 
 def waiting_sessions(limit: int = 100) -> list[WaitingSession]:
-    """Sessions waiting now, the longest wait first, with their open bound tasks; two
-    queries."""
-    sessions = list(_waiting().order_by("activity_at", "id")[:limit])
-    bound: dict[int, list[Task]] = {s.id: [] for s in sessions}
-    bindings = (
-        TaskBinding.objects.select_related("task__project")
-        .filter(session_id__in=bound, unbound_at__isnull=True)
-        .exclude(task__stage="done")
-        .order_by("task_id")
-    )
-    for binding in bindings:
-        bound[binding.session_id].append(binding.task)
-    return [
+    """Sessions waiting now, the longest wait first, with their open bound tasks."""
+    return waiting_page(limit)[0]
+
+
+def waiting_page(limit: int) -> tuple[list[WaitingSession], int]:
+    """The first `limit` waiting sessions with their open bound tasks, and how many wait in
+    all: two statements written once (sessions/sql.py), as _waiting()'s querysets read them,
+    since compiling those cost the Inbox more than running them."""
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    found = fetch_all(sql.waiting_sessions(limit), [now])
+    if not found:
+        return [], 0
+    sessions = [sql.WaitingRow._make(row) for row in found]
+    bound: dict[int, list[sql.BoundTask]] = {s.id: [] for s in sessions}
+    for row in fetch_all(sql.OPEN_BOUND_TASKS.text, [json.dumps(list(bound))]):
+        task = sql.BoundTask._make(row)
+        bound[task.session_id].append(task)
+    moment = moments()
+    waiting = [
         WaitingSession(
             named_with_agent(s.name, s.agent),
             s.activity,
-            s.activity_at,
+            moment(s.activity_at),
             tuple(bound[s.id]),
             agent_mark(s.agent),
         )
         for s in sessions
     ]
+    return waiting, sessions[0].total

@@ -17,15 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Exists, OuterRef
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
 from core.display import ago
-from sessions import selectors
+from core.rows import fetch_all, moments
+from sessions import selectors, sql
 from sessions.hooks.registry import named_with_agent
 from sessions.models import ENDED, WORKING, Session, TaskBinding
 from tasks.extensions import InboxGroup, InboxRow
@@ -73,27 +76,50 @@ def forgotten_sessions(now: datetime | None = None) -> list[Forgotten]:
 
 
 def forgotten_group(limit: int | None = None) -> InboxGroup | None:
-    """The group with `limit` of its rows built (None: all) and how many there are: the
-    page shows its first rows only."""
-    forgotten = forgotten_sessions()
-    if not forgotten:
+    """The group with `limit` of its rows (None: all) and how many there are: the page shows
+    its first rows only. One statement written once (sessions/sql.py forgotten) reads the
+    values those rows show and counts the rest, as forgotten_sessions() finds them, instead
+    of building up to two hundred sessions whole to show twenty."""
+    cfg = settings.RELAYBAY
+    idle, unbound = cfg.forgotten_idle_hours > 0, cfg.forgotten_unbound_minutes > 0
+    if not (idle or unbound):
+        return None
+    now = timezone.now()
+    adapt = connection.ops.adapt_datetimefield_value
+    params: list[object] = []
+    if idle:
+        params.append(adapt(now - timedelta(hours=cfg.forgotten_idle_hours)))
+    if unbound:
+        params += [adapt(now - timedelta(minutes=cfg.forgotten_unbound_minutes))] * 2
+    params.append(-1 if limit is None else max(limit, 1))  # one row at least: its total
+    found = [
+        sql.ForgottenRow._make(row)
+        for row in fetch_all(sql.forgotten(idle, unbound, SHOWN), params)
+    ]
+    if not found:
         return None
     sessions_page = reverse("sessions")
+    moment = moments()
     rows = []
-    for f in forgotten[:limit]:
-        s = f.session
-        desktop = selectors.desktop_link(s) or ""
+    for f in found[:limit]:
+        since = cast(datetime, moment(f.since))  # a session always has its created_at
+        if f.idle:
+            reason = f"idle since {ago(since, now)}, not ended"
+        else:
+            minutes = int((now - since).total_seconds() // 60)
+            reason = f"working with no task bound (known for {minutes} min)"
+        desktop = selectors.desktop_href(f.kind, f.desktop_id) or ""
         where = "open it in desktop, or " if desktop else ""
         rows.append(
             InboxRow(
-                title=named_with_agent(s.title or s.name, s.agent),
+                title=named_with_agent(f.title or f.name, f.agent),
                 href=desktop or sessions_page,
-                detail=f"{f.reason} · {where}bind it from a task's Session panel",
-                project=s.project.name if s.project_id and s.project else "",
-                action_url=reverse("session_dismiss", args=[s.pk]),
+                detail=f"{reason} · {where}bind it from a task's Session panel",
+                project=f.project,
+                action_url=reverse("session_dismiss", args=[f.id]),
                 action_label="Dismiss",
             )
         )
     return InboxGroup(
-        id=GROUP_ID, title="Forgotten sessions", rows=tuple(rows), total=len(forgotten)
+        id=GROUP_ID, title="Forgotten sessions", rows=tuple(rows), total=found[0].total
     )

@@ -22,7 +22,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from django.conf import settings
 from django.db.models import OuterRef, Subquery
@@ -31,7 +31,9 @@ from django.utils import timezone
 from core import caches
 from core.display import ago
 from core.memo import Memo
+from core.rows import fetch_all, moments
 from sessions import selectors as session_selectors
+from sessions import sql
 from sessions.hooks import answer as hook_answer
 from sessions.hooks import event as ev
 from sessions.hooks.answer import HookAnswer, HookCall
@@ -41,7 +43,7 @@ from sessions.services import hooks as hook_steps
 from tasks.events import EventKind
 from tasks.extensions import CardExtra, InboxGroup, plug_in_once, register_card_extras
 from tasks.models import Event, Task
-from tasks.selectors.inbox import task_row
+from tasks.selectors.inbox import task_links, value_row
 
 ORDER = 90  # last of the PreToolUse providers: it adds no line
 CHIP = "chip-agent-stuck"
@@ -172,8 +174,16 @@ def _stuck_repeats() -> dict[int, Repeat]:
         return {pk: r for pk, r in _repeats.snapshot().items() if r.stuck_at is not None}
 
 
-# What a stuck row shows and judges: not every column of four models for each working
-# binding; anything else a caller reads of the task loads on access.
+class Judged(NamedTuple):
+    """A binding judged stuck: since when, why, and the values its Inbox row shows."""
+
+    since: datetime
+    reason: str
+    row: sql.StuckCandidate
+
+
+# What stuck_sessions builds of a judged binding: not every column of four models; anything
+# else a caller reads of the task loads on access.
 _STUCK_COLUMNS = (
     "task_id",
     "session_id",
@@ -196,34 +206,30 @@ def stuck_sessions(now: datetime | None = None) -> list[Stuck]:
     return _built(_judged_all(now or timezone.now()))
 
 
-def _judged_all(now: datetime) -> list[tuple[datetime, int, int, str]]:
-    """(since, task id, session id, reason) of every stuck binding, the oldest first: each
-    working binding judged from its plain values, no instance built (a year's hundred
-    working sessions cost more as instances than the rest of the Inbox group). Two
-    queries."""
+def _judged_all(now: datetime) -> list[Judged]:
+    """Every stuck binding, the oldest first: each candidate judged from its plain values,
+    no instance built (a year's hundred working sessions cost more as instances than the
+    rest of the Inbox group). One statement (sessions/sql.py stuck_candidates), its text
+    written once: the querysets' compiling cost more than their run."""
     repeats = _stuck_repeats()
-    wanted = set(repeats)
-    if settings.RELAYBAY.stuck_minutes > 0:
-        wanted |= set(Session.objects.filter(hook_status=WORKING).values_list("id", flat=True))
-    if not wanted:
+    long_work = settings.RELAYBAY.stuck_minutes > 0
+    if not (repeats or long_work):
         return []
-    rows = (
-        TaskBinding.objects.filter(session_id__in=wanted, unbound_at__isnull=True)
-        .exclude(task__stage="done")
-        .annotate(wrote=_last_progress())
-        .order_by("task_id")
-        .values_list("task_id", "session_id", "bound_at", "session__hook_status", "wrote")
-    )
-    judged: dict[int, tuple[datetime, int, int, str]] = {}
-    for task_id, session_id, bound_at, status, wrote in rows:
-        if task_id not in judged:
-            found = _judged(session_id, bound_at, status, wrote, repeats, now)
+    statement = sql.stuck_candidates(long_work, tuple(str(kind) for kind in PROGRESS_KINDS))
+    judged: dict[int, Judged] = {}
+    moment = moments()
+    for row in map(sql.StuckCandidate._make, fetch_all(statement, [json.dumps(sorted(repeats))])):
+        if row.task_id not in judged:
+            bound_at = cast(datetime, moment(row.bound_at))  # a binding always has one
+            found = _judged(
+                row.session_id, bound_at, row.hook_status, moment(row.wrote), repeats, now
+            )
             if found is not None:
-                judged[task_id] = (found[1], task_id, session_id, found[0])
-    return sorted(judged.values(), key=lambda j: j[0])  # stable: task order within a moment
+                judged[row.task_id] = Judged(found[1], found[0], row)
+    return sorted(judged.values(), key=lambda j: j.since)  # stable: task order within a moment
 
 
-def _built(judged: list[tuple[datetime, int, int, str]]) -> list[Stuck]:
+def _built(judged: list[Judged]) -> list[Stuck]:
     """The judged bindings with their session and task, in the order given: one query."""
     if not judged:
         return []
@@ -231,13 +237,15 @@ def _built(judged: list[tuple[datetime, int, int, str]]) -> list[Stuck]:
         b.task_id: b
         for b in TaskBinding.objects.select_related("session", "task__project")
         .only(*_STUCK_COLUMNS)
-        .filter(task_id__in=[j[1] for j in judged], unbound_at__isnull=True)
+        .filter(task_id__in=[j.row.task_id for j in judged], unbound_at__isnull=True)
     }
     stuck = []
-    for since, task_id, session_id, reason in judged:
-        b = bindings.get(task_id)
-        if b is not None and b.session_id == session_id:
-            stuck.append(Stuck(session_id, b.session.name, b.task, reason, since, b.session.agent))
+    for j in judged:
+        b = bindings.get(j.row.task_id)
+        if b is not None and b.session_id == j.row.session_id:
+            stuck.append(
+                Stuck(b.session_id, b.session.name, b.task, j.reason, j.since, b.session.agent)
+            )
     return stuck
 
 
@@ -262,17 +270,21 @@ def card_extras(tasks: list[Task]) -> dict[int, CardExtra]:
 
 
 def stuck_group(limit: int | None = None) -> InboxGroup | None:
-    """The group with `limit` of its rows built (None: all) and how many there are: the
-    page shows its first rows only, so only those are built."""
+    """The group with `limit` of its rows (None: all) and how many there are: the page shows
+    its first rows only, and each row's values come with its judging (no model built)."""
     now = timezone.now()
     judged = _judged_all(now)
     if not judged:
         return None
-    rows = []
-    for s in _built(judged[:limit]):
-        by = named_with_agent(s.session, s.agent)
-        detail = f"{s.reason} · since {ago(s.since, now)}"
-        rows.append(task_row(s.task, detail, by=by, mark=agent_mark(s.agent)))
+    link, rows = task_links(), []
+    for j in judged[:limit]:
+        row = j.row
+        detail = f"{j.reason} · since {ago(j.since, now)}"
+        by, mark = named_with_agent(row.session, row.agent), agent_mark(row.agent)
+        href = link(row.slug, row.key)
+        rows.append(
+            value_row(row.key, row.title, row.slug, row.project, detail, href, by=by, mark=mark)
+        )
     return InboxGroup(id=GROUP_ID, title="Possibly stuck", rows=tuple(rows), total=len(judged))
 
 
