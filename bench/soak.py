@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import os
 import statistics
@@ -277,10 +278,14 @@ def open_page_threads(server: RelaybayServer) -> None:
     """Pages at once, more than the server keeps threads for, before the baseline: each kept
     page thread keeps its SQLite connection and its descriptors by design
     (relaybay_site/pages_asgi.py), which is not a leak."""
-    askers = [
-        threading.Thread(target=get_json, args=(server, "/api/stats"))
-        for _ in range(2 * PAGE_THREADS)
-    ]
+
+    def ask() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("GET", "/inbox/badge", headers={"Authorization": f"Bearer {server.token}"})
+        conn.getresponse().read()  # the badge reads the database: the thread opens its own
+        conn.close()
+
+    askers = [threading.Thread(target=ask) for _ in range(2 * PAGE_THREADS)]
     for asker in askers:
         asker.start()
     for asker in askers:

@@ -4,7 +4,7 @@ The SDK joins the body (Starlette's `request.body()`), parses it (`pydantic_core
 and validates it into its JSON-RPC model before relaybay's argument check (core/mcp.py)
 can refuse an over-long text: attach_file's content_base64 one character over its limit
 (14.2 million characters) lived four times at once, RSS 131 → 195 MiB (bench/README.md,
-issue 40). Here a body that could hold a text longer than any tool takes is scanned chunk by
+"RSS"). Here a body that could hold a text longer than any tool takes is scanned chunk by
 chunk for JSON string literals, never joined or decoded. A text over that length is dropped
 as it arrives, and the SDK reads what is left, a short placeholder in the text's place
 (core.mcp.cut_placeholder), with the request's scope marked (core.mcp.CUT_TEXT): the SDK
