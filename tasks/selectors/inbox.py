@@ -23,16 +23,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import (
-    F,
-    Func,
-    IntegerField,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Value,
-)
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -43,7 +34,7 @@ from core.rows import fetch_all
 from tasks import extensions, sql
 from tasks.events import EventKind
 from tasks.extensions import InboxGroup, InboxRow
-from tasks.models import Event, Task
+from tasks.models import Task
 from tasks.selectors import sql as inbox_sql
 from tasks.selectors.activity import task_href
 
@@ -160,30 +151,8 @@ def waiting_on_you_count() -> int:
     return _owner_values()[1]
 
 
-def _last_moves_with_warnings() -> QuerySet[Event]:
-    """For each task the board still shows, its newest task.stage_changed event (the
-    (task, kind, id) index), kept when its payload has a warnings key."""
-    last_move = (
-        Event.objects.filter(task_id=OuterRef("pk"), kind=str(EventKind.TASK_STAGE_CHANGED))
-        .order_by("-id")
-        .values("id")[:1]
-    )
-    last_moves = Task.objects.filter(not_archived()).annotate(last=Subquery(last_move))
-    return Event.objects.filter(id__in=last_moves.values("last"), payload__has_key="warnings")
-
-
 def _warnings(payload: dict[str, Any]) -> list[str]:
     return [str(w) for w in payload.get("warnings") or []]
-
-
-def _with_warnings() -> QuerySet[Event]:
-    """The shown tasks' last moves that carry warnings: the one write path stores
-    "warnings" only as a non-empty list (tasks/services/_taskwrite.py), which is what a row
-    needs, so the array's length says it in SQL and a LIMIT cuts exactly."""
-    length = Func(
-        F("payload"), Value("$.warnings"), function="JSON_ARRAY_LENGTH", output_field=IntegerField()
-    )
-    return _last_moves_with_warnings().annotate(n=length).filter(n__gt=0)
 
 
 def _cut_to(rows: QuerySet[Any], limit: int | None) -> tuple[list[Any], int | None]:
@@ -191,6 +160,14 @@ def _cut_to(rows: QuerySet[Any], limit: int | None) -> tuple[list[Any], int | No
     if limit is None:
         return list(rows), None
     return list(rows[:limit]), rows.order_by().count()
+
+
+def _warned_moves(limit: int | None) -> list[inbox_sql.WarnedMove]:
+    """The first `limit` shown tasks' last moves with warnings by id (None: all), each with
+    how many there are."""
+    statement = inbox_sql.warned_moves(settings.RELAYBAY.require_tracker_log)
+    params = [str(EventKind.TASK_STAGE_CHANGED), shown_since(), -1 if limit is None else limit]
+    return [inbox_sql.WarnedMove._make(row) for row in fetch_all(statement, params)]
 
 
 def rule_warnings(limit: int | None = None) -> InboxGroup:
@@ -203,17 +180,8 @@ def rule_warnings(limit: int | None = None) -> InboxGroup:
     first ids and the count in one pass (inbox_sql.warned_moves), then the rows shown — two
     statements written once, since the querysets' compiling cost more than their run.
     """
-    cfg = settings.RELAYBAY
-    cutoff = shown_since()
-    kind = str(EventKind.TASK_STAGE_CHANGED)
-    found = [
-        inbox_sql.WarnedMove(*row)
-        for row in fetch_all(
-            inbox_sql.warned_moves(cfg.require_tracker_log),
-            [kind, cutoff, -1 if limit is None else limit],
-        )
-    ]
-    ids = json.dumps([move.id for move in found])
+    found = _warned_moves(None if limit is None else max(limit, 1))  # one: the total
+    ids = json.dumps([move.id for move in found[:limit]])
     link, rows = task_links(), []
     for row in map(
         inbox_sql.WarnedMoveRow._make, fetch_all(inbox_sql.WARNED_MOVE_ROWS.text, [ids])
@@ -230,8 +198,10 @@ def rule_warnings(limit: int | None = None) -> InboxGroup:
 
 
 def rule_warnings_count() -> int:
-    """len(rule_warnings().rows) as one COUNT."""
-    return _with_warnings().count()
+    """len(rule_warnings().rows): the first warned move's window count (the badge), from
+    the group's own statement rather than a queryset compiled per count."""
+    found = _warned_moves(1)
+    return found[0].total if found else 0
 
 
 def _not_logged_tasks() -> QuerySet[Task]:

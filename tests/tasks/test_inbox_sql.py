@@ -30,6 +30,7 @@ from tasks.selectors.inbox import (
     _warnings,
     not_archived,
     rule_warnings,
+    rule_warnings_count,
     task_row,
     waiting_on_you,
 )
@@ -92,6 +93,7 @@ def test_rule_warnings_are_the_querysets_rows(settings, tmp_path: Path, tracker_
         group = rule_warnings(limit)
         rows, total = _queryset_group(limit)
         assert (list(group.rows), group.total) == (rows, total)
+        assert rule_warnings_count() == total  # the badge's count, from the same statement
     assert rule_warnings().total == (4 if tracker_log else 3)
 
 
