@@ -29,8 +29,8 @@ from django.conf import settings  # noqa: E402
 
 from core import heap, live, security  # noqa: E402
 from core.responses import PLAIN_TEXT  # noqa: E402
-from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site import pages_asgi  # noqa: E402
+from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
 from sessions.hooks import routes as hook_routes  # noqa: E402
 from sessions.hooks import sweep as signal_sweep  # noqa: E402
