@@ -12,8 +12,6 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db.models import Exists, OuterRef
-from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -232,32 +230,9 @@ def test_stuck_rows_are_the_querysets_rows(configure: Any, minutes: int) -> None
 
 
 def _forgotten_queryset_group(limit: int | None) -> InboxGroup | None:
-    """forgotten_group as the querysets built it: every forgotten session whole, then cut."""
-    cfg = settings.RELAYBAY
-    bound = TaskBinding.objects.filter(session=OuterRef("pk"), unbound_at__isnull=True)
-    found: dict[int, tuple[Session, str, datetime]] = {}
-    if cfg.forgotten_idle_hours > 0:
-        idle = (
-            Session.objects.exclude(hook_status=ENDED)
-            .annotate(last=Coalesce("activity_at", "last_seen_at", "created_at"))
-            .filter(last__lt=NOW - timedelta(hours=cfg.forgotten_idle_hours))
-            .order_by("last")[: forgotten.SHOWN]
-        )
-        for s in idle:
-            found[s.pk] = (s, f"idle since {ago(s.last, NOW)}, not ended", s.last)
-    if cfg.forgotten_unbound_minutes > 0:
-        window = timedelta(minutes=cfg.forgotten_unbound_minutes)
-        unbound = (
-            Session.objects.filter(hook_status=WORKING, activity_at__gte=NOW - window)
-            .filter(created_at__lt=NOW - window)
-            .exclude(Exists(bound))
-            .order_by("created_at")[: forgotten.SHOWN]
-        )
-        for s in unbound:
-            minutes = int((NOW - s.created_at).total_seconds() // 60)
-            reason = f"working with no task bound (known for {minutes} min)"
-            found.setdefault(s.pk, (s, reason, s.created_at))
-    ordered = sorted(found.values(), key=lambda f: f[2])
+    """forgotten_group as the querysets built it: every forgotten session whole (the
+    queryset the sweep and the Sessions page still read), then cut."""
+    ordered = [(f.session, f.reason, f.since) for f in forgotten.forgotten_sessions(NOW)]
     if not ordered:
         return None
     rows = []
