@@ -26,7 +26,7 @@ from django.conf import settings
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.template import TemplateDoesNotExist, TemplateSyntaxError, loader
 from django.urls import Resolver404, get_resolver, set_script_prefix
 
@@ -91,9 +91,26 @@ class _SyncChain(ASGIHandler):
             response = self.get_response(request)
             response._handler_class = PagesHandler  # type: ignore[attr-defined]
         assert response is not None
+        if response.streaming and not response.is_async:
+            response = _read_whole(response)
         if not response.streaming:
             response.close()  # request_finished, here in the kept thread
         return response
+
+
+def _read_whole(streamed: HttpResponse) -> HttpResponse:
+    """A file's body (a static file, an attachment) read here, in the kept thread: Django's
+    `send_response` would read a sync iterator through `sync_to_async`, on the one sync
+    thread the MCP tools and the hooks share. Its headers and cookies go with it."""
+    if isinstance(streamed, FileResponse):
+        streamed.block_size = ASGIHandler.chunk_size  # as Django's handler sets it
+    body = b"".join(streamed)  # type: ignore[arg-type]
+    whole = HttpResponse(body, status=streamed.status_code)
+    for name, value in streamed.items():
+        whole[name] = value
+    whole.cookies = streamed.cookies
+    whole._resource_closers.extend(streamed._resource_closers)  # type: ignore[attr-defined]
+    return whole
 
 
 def warm() -> int:

@@ -22,6 +22,7 @@ from django.template import engines
 from relaybay_site import pages_asgi
 
 pytestmark = pytest.mark.django_db(transaction=True)
+STATIC = "/static/relaybay/app.css"
 
 
 def _scope(path: str) -> dict[str, Any]:
@@ -42,6 +43,11 @@ def _scope(path: str) -> dict[str, Any]:
 
 
 def _get(handler: pages_asgi.PagesHandler, path: str) -> tuple[int, bytes]:
+    status, _, body = _answer(handler, path)
+    return status, body
+
+
+def _answer(handler: pages_asgi.PagesHandler, path: str) -> tuple[int, dict[bytes, bytes], bytes]:
     async def run() -> list[dict[str, Any]]:
         sent: list[dict[str, Any]] = []
         pending = [{"type": "http.request", "body": b"", "more_body": False}]
@@ -60,7 +66,7 @@ def _get(handler: pages_asgi.PagesHandler, path: str) -> tuple[int, bytes]:
 
     sent = asyncio.run(run())
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return sent[0]["status"], body
+    return sent[0]["status"], dict(sent[0]["headers"]), body
 
 
 @pytest.fixture
@@ -101,6 +107,28 @@ def test_the_sign_in_check_runs_in_the_kept_thread_too(seen: list) -> None:
     assert status == 302  # not signed in: the board's middleware sends it to /login
     assert seen
     assert seen[0][0].startswith("relaybay-page")
+
+
+def test_a_file_is_read_in_the_kept_thread_not_on_the_shared_sync_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A FileResponse (static files, attachments) is read where its view ran: Django's
+    send_response would read it through sync_to_async, on the thread the MCP tools and the
+    hooks share."""
+    hops: list[str] = []
+    real = pages_asgi.ASGIHandler.send_response
+
+    async def watched(self: Any, response: Any, send: Any) -> None:
+        hops.append("streaming" if response.streaming else "whole")
+        await real(self, response, send)
+
+    monkeypatch.setattr(pages_asgi.ASGIHandler, "send_response", watched)
+    status, headers, body = _answer(pages_asgi.PagesHandler(), STATIC)
+    assert status == 200
+    assert body == (settings.STATIC_DIR / STATIC.removeprefix("/static/")).read_bytes()
+    assert headers[b"Content-Type"].startswith(b"text/css")
+    assert int(headers[b"Content-Length"]) == len(body)
+    assert hops == ["whole"]
 
 
 def test_the_warm_up_compiles_every_template() -> None:
