@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,11 +24,11 @@ import pytest
 
 from core import tokens
 from core.security import COOKIE_NAME
-from tests.integration.test_hooks_gemini import guard_mode
 from tests.sessions.codex_payloads import codex_payload
 from tests.sessions.gemini_payloads import gemini_payload
 from tests.sessions.hook_payloads import payload as claude_payload
-from tests.support.server import RelaybayServer, read_only_db, run_cli
+from tests.support.guarded_demo import asking_demo
+from tests.support.server import RelaybayServer, read_only_db
 
 pytestmark = pytest.mark.integration
 
@@ -38,12 +38,8 @@ HOLD = 60  # what the client says it waits: the server holds up to 50 s
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RelaybayServer]:
-    home = tmp_path_factory.mktemp("approvals")
-    assert run_cli("demo", "--home", str(home)).returncode == 0
-    server = RelaybayServer(home=home).start()
-    guard_mode(home, "block", live_level="ask")
-    yield server
-    server.stop()
+    with asking_demo(tmp_path_factory.mktemp("approvals")) as server:
+        yield server
 
 
 @dataclass
@@ -93,6 +89,15 @@ def approvals(home: Path, session_id: str) -> list[dict[str, Any]]:
             (session_id,),
         ).fetchall()
     return [dict(r) for r in rows]
+
+
+def hold(
+    server: RelaybayServer, hook: Callable[[str], tuple[str, dict]], seconds: int = HOLD
+) -> tuple[str, Held, dict[str, Any]]:
+    """A new session's hook `hook(sid)` sent held, and its request once it is pending."""
+    sid = str(uuid.uuid4())
+    held = Held(server, *hook(sid), hold=seconds)
+    return sid, held, pending(server.home, sid)
 
 
 def pending(home: Path, session_id: str, timeout: float = 15) -> dict[str, Any]:
@@ -178,9 +183,7 @@ def denial(agent: str, answer: Any) -> str:
 def test_a_guard_ask_held_and_approved_lets_the_call_through(
     demo: RelaybayServer, agent: str
 ) -> None:
-    sid = str(uuid.uuid4())
-    held = Held(demo, *AGENTS[agent](sid))
-    request = pending(demo.home, sid)
+    sid, held, request = hold(demo, AGENTS[agent])
     assert (request["source"], request["stand"], request["level"]) == ("guard", "live", "ask")
     assert RESTART.split()[0] in request["summary"]
     clicked = decide(demo, request["id"], "approve")
@@ -206,9 +209,7 @@ def test_a_guard_ask_held_and_approved_lets_the_call_through(
 def test_a_guard_ask_denied_on_the_board_blocks_the_call_with_the_owners_words(
     demo: RelaybayServer, agent: str
 ) -> None:
-    sid = str(uuid.uuid4())
-    held = Held(demo, *AGENTS[agent](sid))
-    request = pending(demo.home, sid)
+    _, held, request = hold(demo, AGENTS[agent])
     decide(demo, request["id"], "deny", "not during the sale")
     status, answer = held.result()
     assert status == 200
@@ -254,9 +255,7 @@ PROMPTS = {
 def test_a_permission_request_approved_or_denied_on_the_board(
     demo: RelaybayServer, agent: str
 ) -> None:
-    sid = str(uuid.uuid4())
-    held = Held(demo, *PROMPTS[agent](sid))
-    request = pending(demo.home, sid)
+    sid, held, request = hold(demo, PROMPTS[agent])
     assert request["source"] == "cli"
     clicked = decide(demo, request["id"], "approve")
     status, answer = held.result()
@@ -326,9 +325,7 @@ def test_the_bearer_token_cannot_decide_and_no_mcp_tool_does(demo: RelaybayServe
         async with mcp_client(demo.base_url, demo.token) as session:
             return {t.name for t in (await session.list_tools()).tools}
 
-    sid = str(uuid.uuid4())
-    held = Held(demo, *claude_pre(sid), hold=15)
-    request = pending(demo.home, sid)
+    sid, held, request = hold(demo, claude_pre, seconds=15)
     status, text = board(demo, f"/approvals/{request['id']}/approve", {}, bearer=True)
     assert status == 403
     assert "never with the Bearer token" in text

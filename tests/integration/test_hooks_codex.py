@@ -6,7 +6,6 @@ live stand — never an "allow" or an "ask" answer to Codex."""
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import uuid
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from sessions.fields import stored_agent_id
 from tests.integration.mcp_agent import Agent
 from tests.sessions.codex_payloads import CWD, NAMES, codex_payload, sequence
 from tests.support import tokens
+from tests.support.guarded_demo import guard_mode, journal
 from tests.support.mcp_client import mcp_client, text_of
 from tests.support.server import RelaybayServer, read_only_db, run_cli, run_django
 
@@ -204,28 +204,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RelaybayServer]:
     server.stop()
 
 
-def guard_mode(home: Path, mode: str, live_level: str = "read") -> None:
-    layer = json.dumps({"guard": {"mode": mode}, "levels": {"live": {"default": live_level}}})
-    run_django(
-        home,
-        f"""
-        from policy import services
-        services.policy_layer_save(scope="acme-shop", text={layer!r}, actor="owner",
-                                   confirmed=True)
-        """,
-    )
-
-
 def shell(server: RelaybayServer, command: str) -> Any:
     return send(server, "PreToolUse.Bash", new_thread(), tool_input={"command": command})
-
-
-def journal(home: Path) -> dict[str, Any]:
-    with read_only_db(home) as db:
-        last = db.execute(
-            "SELECT payload FROM tasks_event WHERE kind = 'live.action' ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-    return json.loads(last[0])
 
 
 def test_the_guard_stands_in_front_of_codex(demo: RelaybayServer) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.sessions.gemini_payloads import CWD, NAMES, fixture, gemini_payload, sequence
+from tests.support.guarded_demo import guard_mode, journal
 from tests.support.mcp_client import call_tools
 from tests.support.server import RelaybayServer, read_only_db, run_cli, run_django
 
@@ -290,26 +291,6 @@ def test_a_resume_keeps_the_persons_earlier_prompts(clean: RelaybayServer) -> No
 
 
 # --- the guard on the demo's stands ---------------------------------------------------------
-
-
-def guard_mode(home: Path, mode: str, live_level: str = "read") -> None:
-    layer = json.dumps({"guard": {"mode": mode}, "levels": {"live": {"default": live_level}}})
-    run_django(
-        home,
-        f"""
-        from policy import services
-        services.policy_layer_save(scope="acme-shop", text={layer!r}, actor="owner",
-                                   confirmed=True)
-        """,
-    )
-
-
-def journal(home: Path) -> dict[str, Any]:
-    with read_only_db(home) as db:
-        last = db.execute(
-            "SELECT payload FROM tasks_event WHERE kind = 'live.action' ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-    return json.loads(last[0])
 
 
 def shell(server: RelaybayServer, sid: str, command: str) -> Any:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_approvals_held import AGENTS, APPROVED, approvals, decide, pending
-from tests.integration.test_hooks_gemini import guard_mode
+from tests.support.guarded_demo import asking_demo
 from tests.support.server import RelaybayServer, clean_env, run_cli
 
 pytestmark = pytest.mark.integration
@@ -36,12 +36,8 @@ SETUP = {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RelaybayServer]:
-    home = tmp_path_factory.mktemp("setup-holds")
-    assert run_cli("demo", "--home", str(home)).returncode == 0
-    srv = RelaybayServer(home=home).start()
-    guard_mode(home, "block", live_level="ask")
-    yield srv
-    srv.stop()
+    with asking_demo(tmp_path_factory.mktemp("setup-holds")) as srv:
+        yield srv
 
 
 def written_command(agent: str, folder: Path, event: str) -> str:
