@@ -186,35 +186,32 @@ def test_claude_code_upgrades_an_older_setups_entries_and_removes_back_byte_for_
     assert path.read_bytes() == users
 
 
-def test_codex_upgrades_an_older_block_and_removes_back_byte_for_byte(tmp_path, older) -> None:
-    path = tmp_path / "config.toml"
-    shutil.copyfile(CORPUS / "codex_hand_written.toml", path)
+@pytest.mark.parametrize(
+    ("corpus", "written", "timeout"),
+    [
+        ("codex_hand_written.toml", "config.toml", b"timeout = 600"),
+        ("gemini_hand_written.json", "settings.json", b'"timeout": 600000'),
+    ],
+    ids=["codex", "gemini"],
+)
+def test_codex_and_gemini_upgrade_older_hooks_and_remove_back_byte_for_byte(
+    tmp_path, older, corpus, written, timeout
+) -> None:
+    plan = make_codex_plan if written == "config.toml" else gemini_plan
+    path = tmp_path / written
+    shutil.copyfile(CORPUS / corpus, path)
     users = path.read_bytes()
-    write_plan(make_codex_plan(path, TARGET))
+    write_plan(plan(path, TARGET))
     assert b"--hold" not in path.read_bytes()
     older.undo()
-    upgrade = make_codex_plan(path, TARGET)
+    upgrade = plan(path, TARGET)
     assert upgrade.changed
     write_plan(upgrade)
-    assert path.read_bytes().startswith(users)  # the block replaced where it stands
-    assert b"timeout = 600" in path.read_bytes()
-    assert not make_codex_plan(path, TARGET).changed
-    write_plan(make_codex_plan(path, TARGET, action="remove"))
-    assert path.read_bytes() == users
-
-
-def test_gemini_upgrades_older_hooks_and_removes_back_byte_for_byte(tmp_path, older) -> None:
-    path = tmp_path / "settings.json"
-    shutil.copyfile(CORPUS / "gemini_hand_written.json", path)
-    users = path.read_bytes()
-    write_plan(gemini_plan(path, TARGET))
-    assert b"--hold" not in path.read_bytes()
-    older.undo()
-    upgrade = gemini_plan(path, TARGET)
-    assert upgrade.changed
-    write_plan(upgrade)
-    assert b'"timeout": 600000' in path.read_bytes()
-    write_plan(gemini_plan(path, TARGET, action="remove"))
+    if written == "config.toml":  # Codex's block is replaced where it stands
+        assert path.read_bytes().startswith(users)
+    assert timeout in path.read_bytes()
+    assert not plan(path, TARGET).changed
+    write_plan(plan(path, TARGET, action="remove"))
     assert path.read_bytes() == users
 
 
