@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db.models import Count, F, Func, IntegerField, OuterRef, Subquery, Value
@@ -66,16 +67,21 @@ def _queryset_group(limit: int | None) -> tuple[list[InboxRow], int]:
     return rows, len(ids)
 
 
+def _configure(settings: Any, tmp_path: Path, tracker_log: bool) -> None:
+    """Done tasks leave the Inbox at once; the tracker's work-log rule on or off."""
+    environ = {"RELAYBAY_HOME": str(tmp_path / "home"), "RELAYBAY_DONE_WINDOW_DAYS": "0"}
+    if tracker_log:
+        environ["RELAYBAY_REQUIRE_TRACKER_LOG"] = "true"
+    settings.RELAYBAY = load_config(environ=environ)
+
+
 def _move(task: Task, stage: str) -> None:
     services.task_set_stage(key=task.key, stage=stage, actor=actors.BOARD)
 
 
 @pytest.mark.parametrize("tracker_log", [False, True])
 def test_rule_warnings_are_the_querysets_rows(settings, tmp_path: Path, tracker_log: bool) -> None:
-    environ = {"RELAYBAY_HOME": str(tmp_path / "home"), "RELAYBAY_DONE_WINDOW_DAYS": "0"}
-    if tracker_log:
-        environ["RELAYBAY_REQUIRE_TRACKER_LOG"] = "true"
-    settings.RELAYBAY = load_config(environ=environ)
+    _configure(settings, tmp_path, tracker_log)
     acme, shop = make_project("acme", name="Acme «Shop»"), make_project("shop")
     warned = []
     for n in range(5):
@@ -136,10 +142,7 @@ def _reply(task: Task, body: str, by: str = "alice") -> None:
 
 @pytest.mark.parametrize("tracker_log", [False, True])
 def test_agent_replies_are_the_querysets_rows(settings, tmp_path: Path, tracker_log: bool) -> None:
-    environ = {"RELAYBAY_HOME": str(tmp_path / "home"), "RELAYBAY_DONE_WINDOW_DAYS": "0"}
-    if tracker_log:
-        environ["RELAYBAY_REQUIRE_TRACKER_LOG"] = "true"
-    settings.RELAYBAY = load_config(environ=environ)
+    _configure(settings, tmp_path, tracker_log)
     group = agent_replies(None)
     assert (group.rows, group.count) == ((), 0)
     acme, shop = make_project("acme", name="Acme «Shop»"), make_project("shop")
