@@ -165,7 +165,7 @@ def _characters(content: bytes) -> int:
         return count
     rest = content.replace(b"\\\\", b"") if b"\\\\" in content else content
     pairs = (len(content) - len(rest)) // 2  # each \\ is one character of two bytes
-    units = rest.count(b"\\u")  # \uXXXX is one of six, the second half of a pair none
+    units = rest.count(b"\\u")  # \u and 4 hex digits: one of six bytes; a low surrogate: none
     lowered = rest.lower() if units else b""
     lows = sum(lowered.count(low) for low in _LOW_SURROGATES)
     return count - pairs - (backslashes - 2 * pairs - units) - 5 * units - lows
