@@ -31,19 +31,25 @@ def prompt(server: RelaybayServer, sid: str) -> Held:
     return Held(server, "/hooks/claude-code", body)
 
 
+def held_on_the_inbox(server: RelaybayServer, page: Any) -> tuple[Held, dict, Any]:
+    """The Inbox open and live, then a held PermissionRequest: its block, pushed by the live
+    stream with no reload."""
+    sign_in(page, server, "/inbox")
+    wait_state(page, "live")
+    sid = str(uuid.uuid4())
+    held = prompt(server, sid)
+    request = pending(server.home, sid)
+    block = page.locator(f"#approval-inbox-{request['id']}")
+    expect(block).to_be_visible(timeout=10_000)
+    return held, request, block
+
+
 def test_a_held_prompt_appears_live_and_approve_answers_the_hook(
     server: RelaybayServer, new_page: Any
 ) -> None:
     watched = new_page(width=1280, height=900)
     page = watched.page
-    sign_in(page, server, "/inbox")
-    wait_state(page, "live")
-
-    sid = str(uuid.uuid4())
-    held = prompt(server, sid)
-    request = pending(server.home, sid)
-    block = page.locator(f"#approval-inbox-{request['id']}")
-    expect(block).to_be_visible(timeout=10_000)  # pushed by the live stream, no reload
+    held, request, block = held_on_the_inbox(server, page)
     expect(block).to_contain_text("Bash")
     save_shot(page, "approvals-live-1280")
 
@@ -61,14 +67,7 @@ def test_deny_with_a_message_on_a_phone_reaches_the_agent(
 ) -> None:
     watched = new_page(width=390, height=844)
     page = watched.page
-    sign_in(page, server, "/inbox")
-    wait_state(page, "live")
-
-    sid = str(uuid.uuid4())
-    held = prompt(server, sid)
-    request = pending(server.home, sid)
-    block = page.locator(f"#approval-inbox-{request['id']}")
-    expect(block).to_be_visible(timeout=10_000)
+    held, _, block = held_on_the_inbox(server, page)
     block.get_by_text("Deny…").click()
     block.get_by_label("Message to the agent").fill("Use the staging box instead.")
     save_shot(page, "approvals-live-deny-390")
