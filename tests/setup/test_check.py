@@ -26,6 +26,16 @@ def apply_hooks(server: RelaybayServer, claude_home: Path, path: Path, *extra: s
     assert done.returncode == 0, done.stderr
 
 
+def applied(
+    tmp_path: Path, server: RelaybayServer, bin_dir: Path, *extra: str
+) -> tuple[Path, Path]:
+    """A Claude Code profile pointed at `server`, set up by `relaybay setup --apply`."""
+    claude_home = tmp_path / "profile"
+    write_profile(claude_home, server.base_url)
+    apply_hooks(server, claude_home, bin_dir, *extra)
+    return claude_home, bin_dir
+
+
 def check(server_home: Path, port: int, claude_home: Path, path: Path, *extra: str):
     done = run_cli(
         "setup", "--check", "--json", "--port", str(port), "--claude-home", str(claude_home),
@@ -42,10 +52,7 @@ def server(tmp_path: Path):
 
 
 def test_check_passes_with_server_hooks_and_mcp(tmp_path, server, fake_claude) -> None:
-    claude_home = tmp_path / "profile"
-    write_profile(claude_home, server.base_url)
-    bin_dir = fake_claude("2.1.332 (Claude Code)")
-    apply_hooks(server, claude_home, bin_dir, "--wake")
+    claude_home, bin_dir = applied(tmp_path, server, fake_claude("2.1.332 (Claude Code)"), "--wake")
     code, items, done = check(server.home, server.port, claude_home, bin_dir)
     assert code == 0, done.stdout
     assert all(i["ok"] for i in items.values()), items
@@ -64,10 +71,7 @@ def test_check_passes_with_server_hooks_and_mcp(tmp_path, server, fake_claude) -
 def test_check_plain_lines_name_a_missing_event_and_no_wake_line(
     tmp_path, server, fake_claude
 ) -> None:
-    claude_home = tmp_path / "profile"
-    write_profile(claude_home, server.base_url)
-    bin_dir = fake_claude("2.1.332")
-    apply_hooks(server, claude_home, bin_dir)
+    claude_home, bin_dir = applied(tmp_path, server, fake_claude("2.1.332"))
     settings_file = claude_home / ".claude" / "settings.json"
     data = json.loads(settings_file.read_text())
     del data["hooks"]["PostToolUse"]
@@ -83,10 +87,7 @@ def test_check_plain_lines_name_a_missing_event_and_no_wake_line(
 
 
 def test_check_http_mode_needs_relaybay_token(tmp_path, server, fake_claude) -> None:
-    claude_home = tmp_path / "profile"
-    write_profile(claude_home, server.base_url)
-    bin_dir = fake_claude("2.1.332")
-    apply_hooks(server, claude_home, bin_dir, "--mode", "http")
+    claude_home, bin_dir = applied(tmp_path, server, fake_claude("2.1.332"), "--mode", "http")
     code, items, _ = check(server.home, server.port, claude_home, bin_dir)
     assert code == 1
     assert not items["http hooks token"]["ok"]
@@ -132,10 +133,7 @@ def test_check_fails_approvals_for_hooks_an_older_setup_wrote_until_setup_runs_a
 ) -> None:
     """An older setup wrote PreToolUse with a 3 s timeout and no --hold, and no
     PermissionRequest: nothing can wait for the board; setup --apply puts it right."""
-    claude_home = tmp_path / "profile"
-    write_profile(claude_home, server.base_url)
-    bin_dir = fake_claude("2.1.332")
-    apply_hooks(server, claude_home, bin_dir)
+    claude_home, bin_dir = applied(tmp_path, server, fake_claude("2.1.332"))
     settings_file = claude_home / ".claude" / "settings.json"
     data = json.loads(settings_file.read_text())
     del data["hooks"]["PermissionRequest"]
@@ -167,10 +165,7 @@ def test_check_fails_approvals_for_hooks_an_older_setup_wrote_until_setup_runs_a
 def test_check_says_holding_is_off_when_approval_wait_seconds_is_0(
     tmp_path, server, fake_claude
 ) -> None:
-    claude_home = tmp_path / "profile"
-    write_profile(claude_home, server.base_url)
-    bin_dir = fake_claude("2.1.332")
-    apply_hooks(server, claude_home, bin_dir)
+    claude_home, bin_dir = applied(tmp_path, server, fake_claude("2.1.332"))
     done = run_cli(
         "setup", "--check", "--json", "--port", str(server.port), "--claude-home",
         str(claude_home), home=server.home,
