@@ -2,7 +2,8 @@
 `register(server)` adds its list) and the transport settings.
 
 Tools are `async def` over sync domain code (`call_service`), so SQLite writes stay on
-Django's one sync thread and no AnyIO worker thread can keep daphne from stopping.
+Django's one sync thread (or, short ones, on the loop's own: core/on_loop.py) and no AnyIO
+worker thread can keep daphne from stopping.
 Domain failures become tool errors whose message says what to do next. The server itself,
 which registers every app's tools, is built in the roof (relaybay_site/mcp_server.py).
 """
@@ -26,26 +27,40 @@ from pydantic import ValidationError
 
 from core import calls, no_secrets
 from core.errors import DomainError, NotFound
+from core.on_loop import LockTaken
+from core.on_loop import run_on_loop as on_loop_run
 
 log = logging.getLogger("relaybay.mcp")
 
 
 @overload
 async def call_service[T](
-    fn: Callable[..., T], /, *args: Any, answer: None = None, **kwargs: Any
+    fn: Callable[..., T], /, *args: Any, answer: None = None, on_loop: bool = False, **kwargs: Any
 ) -> T: ...
 @overload
 async def call_service[T](
-    fn: Callable[..., T], /, *args: Any, answer: Callable[[T], str], **kwargs: Any
+    fn: Callable[..., T],
+    /,
+    *args: Any,
+    answer: Callable[[T], str],
+    on_loop: bool = False,
+    **kwargs: Any,
 ) -> str: ...
 async def call_service[T](
-    fn: Callable[..., T], /, *args: Any, answer: Callable[[T], str] | None = None, **kwargs: Any
+    fn: Callable[..., T],
+    /,
+    *args: Any,
+    answer: Callable[[T], str] | None = None,
+    on_loop: bool = False,
+    **kwargs: Any,
 ) -> T | str:
     """Run sync domain code on Django's sync thread; DomainError → ToolError.
 
     A write tool names its service and how its answer is built from the service's result:
     `call_service(services.task_set_stage, key=…, actor=…, answer=render_md.task_write_md)`.
     The answer is built on the same thread in the same hop, since it may read a related row.
+    A short write in one transaction says `on_loop=True`: it runs on the loop's own thread
+    while SQLite's write lock is free, else on the sync thread (core/on_loop.py).
     """
 
     def run() -> T | str:
@@ -54,6 +69,11 @@ async def call_service[T](
 
     run.__name__ = getattr(fn, "__name__", "service")
     try:
+        if on_loop:
+            try:
+                return on_loop_run(run)
+            except LockTaken:
+                pass  # nothing was written: wait for the lock on the sync thread
         return await sync_to_async(run, thread_sensitive=True)()
     except DomainError as exc:
         raise ToolError(no_secrets.masked(str(exc))) from None

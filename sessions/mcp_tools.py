@@ -67,6 +67,7 @@ async def task_bind_session(
     """
     return await call_service(
         services.task_bind_session,
+        on_loop=True,
         task=task,
         session=session,
         session_title=session_title,

@@ -51,6 +51,7 @@ async def report_add(
     values = editable(locals())
     return await call_service(
         services.report_add,
+        on_loop=True,
         key=task,
         body=body,
         actor=CallerRef(session, session_title, hook_session),

@@ -115,6 +115,7 @@ async def task_create(
     values = editable(locals(), skip=("title", "stage"))
     return await call_service(
         services.task_create,
+        on_loop=True,
         project=project,
         title=title,
         stage=stage or "plan",
@@ -164,6 +165,7 @@ async def task_update(
     values = editable(locals())
     return await call_service(
         services.task_update,
+        on_loop=True,
         key=task,
         expected_version=version_or_none(expected_version),
         actor=CallerRef(session, session_title, hook_session),
@@ -200,6 +202,7 @@ async def task_patch(
     """
     return await call_service(
         services.task_patch,
+        on_loop=True,
         key=task,
         fields=fields,
         expected_version=version_or_none(expected_version),
@@ -235,6 +238,7 @@ async def task_set_stage(
     """
     return await call_service(
         services.task_set_stage,
+        on_loop=True,
         key=task,
         stage=stage,
         note=note,

@@ -31,6 +31,10 @@ class CheckedCursor(base.SQLiteCursorWrapper):
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    # Commits made on this connection: core/on_loop.py may hand a write to another thread
+    # only if it committed nothing yet.
+    commits = 0
+
     def create_cursor(self, name: str | None = None) -> Any:
         return self.connection.cursor(factory=CheckedCursor)
 
@@ -38,6 +42,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _commit(self) -> None:
         try:
             super()._commit()
+            self.commits += 1
         finally:
             no_secrets.forget_allowed()
 
