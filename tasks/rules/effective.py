@@ -4,6 +4,7 @@ override that may be ignored, and what the merged document says."""
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import logging
@@ -96,8 +97,22 @@ def effective_rules(
     *,
     project: str | None = None,
 ) -> EffectiveRules:
-    """DEFAULT ⊕ config ⊕ project override; a broken override never stops the work (§6)."""
-    doc = merge(DEFAULT_RULES, global_layer)
+    """DEFAULT ⊕ config ⊕ project override; a broken override never stops the work (§6).
+
+    Every write checks the rules: the merge (two deep copies) and its hash are made once
+    per distinct input, not per write. The document is shared: read it, never change it."""
+    return _effective(json.dumps(global_layer, sort_keys=True), mode, project_override, project)
+
+
+@caches.kept(
+    "(the config's rules as JSON, rules mode, project override text, project)",
+    invalidation=caches.PURE,
+)
+@functools.lru_cache(maxsize=64)
+def _effective(
+    global_json: str, mode: str, project_override: str | None, project: str | None
+) -> EffectiveRules:
+    doc = merge(DEFAULT_RULES, json.loads(global_json))
     ignored = None
     if project_override is not None and project_override.strip():
         try:
