@@ -61,5 +61,10 @@ def test_a_move_waits_for_a_held_lock_without_holding_the_loop(server: RelaybayS
         )
         assert await agent.version(key) == version + 1
         assert stage_events(server, key) == 1  # written once, not once per attempt
+        # the loop's connection came out of the refused attempt whole: the next move is its
+        assert (await agent.ok("task_set_stage", task=key, stage="review")).startswith(
+            f"Moved {key} dev → review"
+        )
+        assert stage_events(server, key) == 2
 
     run(server, scenario)
