@@ -29,7 +29,7 @@ from django.conf import settings  # noqa: E402
 
 from core import heap, live, security  # noqa: E402
 from core.responses import PLAIN_TEXT  # noqa: E402
-from relaybay_site import pages_asgi  # noqa: E402
+from relaybay_site import first_views, pages_asgi  # noqa: E402
 from relaybay_site.http_limits import body_limit  # noqa: E402
 from relaybay_site.views import healthz_answer  # noqa: E402
 from sessions.hooks import routes as hook_routes  # noqa: E402
@@ -189,12 +189,14 @@ class RelaybayApp:
                 self._mcp = (server, app)
             return self._mcp
 
-    def warm_up(self) -> None:
-        """Build the MCP server and compile the pages (a thread `serve` starts once it
-        listens), then keep what they made out of the collector's full passes, as start's
-        own objects are (core/heap)."""
+    def warm_up(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Build the MCP server, compile the pages and, given the server's loop, open the
+        main pages once (a thread `serve` starts once it listens), then keep what they made
+        out of the collector's full passes, as start's own objects are (core/heap)."""
         self.mcp()
         pages_asgi.warm()
+        if loop is not None:
+            first_views.visit(self.django, loop)
         heap.settle()
 
     @property

@@ -237,16 +237,19 @@ class Command(RelaybayCommand):
         logged with what it says, as it used to stop the start."""
         from twisted.internet import reactor
 
-        def work() -> None:
+        def work(loop: asyncio.AbstractEventLoop) -> None:
             if checks:
                 try:
                     self.check()
                 except Exception as exc:  # CommandError or SystemCheckError
                     log.error("system checks failed: %s", exc)
-            application.warm_up()
+            application.warm_up(loop)
 
         def begin() -> None:
-            threading.Thread(target=work, name="relaybay-warm-up", daemon=True).start()
+            loop = asyncio.get_event_loop()  # the reactor's: the warm-up opens pages on it
+            threading.Thread(
+                target=work, args=(loop,), name="relaybay-warm-up", daemon=True
+            ).start()
 
         reactor.callWhenRunning(begin)
 
