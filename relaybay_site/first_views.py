@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import Any
-from urllib.parse import quote
 
 from django.conf import settings
 from django.db import connection
+from django.urls import reverse
 
 from core import live, security
 from tasks.models import Task
@@ -31,21 +31,25 @@ warmed = [0]  # pages that answered 200 (for /api/stats, tests and benchmarks)
 live.register_gauge("pages_warmed", lambda: warmed[0])
 
 
+# The URL names of the pages opened: every person's, then a project's (its newest task's).
+_EVERYWHERE = ("projects", "inbox", "inbox_badge", "activity", "sessions", "policy", "storage")
+_OF_A_PROJECT = ("board", "project_sessions", "docs", "environments", "project_effort")
+
+
 def paths() -> list[str]:
     """The pages a person opens first: the boards, the Inbox and its badge, the activity,
     the sessions, settings, and the pages of the project with the newest task, and that
     task's own."""
-    found = ["/", "/inbox", "/inbox/badge", "/activity", "/sessions", "/settings/policy"]
-    found.append("/settings/storage")
+    found = [reverse(name) for name in _EVERYWHERE]
     newest = (  # read on the warm-up thread's own connection
         Task.objects.order_by("-updated_at", "-id").values_list("project__slug", "key").first()
     )
     connection.close()  # this thread's work is done: keep no connection for it
     if newest is None:
         return found
-    project, key = (quote(value) for value in newest)
-    found += [f"/p/{project}", f"/t/{key}", f"/p/{project}/sessions", f"/p/{project}/docs"]
-    found += [f"/p/{project}/environments", f"/p/{project}/effort"]
+    project, key = newest
+    found += [reverse(name, args=[project]) for name in _OF_A_PROJECT]
+    found.append(reverse("task_page", args=[key]))
     return found
 
 
