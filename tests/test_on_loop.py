@@ -10,8 +10,8 @@ tests/integration/test_writes_on_loop.py.
 
 from __future__ import annotations
 
+import ast
 import asyncio
-import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -117,11 +117,19 @@ WRITES: dict[str, Callable[[Task], Any]] = {
 
 
 def marked_on_loop() -> set[str]:
-    """The services the MCP tools call with on_loop=True, read from the source."""
+    """The services the MCP tools call with on_loop=True, read from the source's syntax
+    tree (wherever the keyword stands in the call)."""
     marked = set()
     for path in ROOT.glob("*/mcp_*.py"):
-        text = path.read_text()
-        marked |= set(re.findall(r"call_service\(\s*\w+\.(\w+),\s*on_loop=True", text))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "call_service"):
+                continue
+            if any(
+                k.arg == "on_loop" and isinstance(k.value, ast.Constant) and k.value.value
+                for k in node.keywords
+            ):
+                service = node.args[0]
+                marked.add(service.attr if isinstance(service, ast.Attribute) else service.id)
     return marked
 
 
