@@ -10,6 +10,7 @@ which registers every app's tools, is built in the roof (relaybay_site/mcp_serve
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
 import json
@@ -69,11 +70,9 @@ async def call_service[T](
 
     run.__name__ = getattr(fn, "__name__", "service")
     try:
-        if on_loop:
-            try:
+        if on_loop:  # a refused lock means nothing was written: wait for it on the sync thread
+            with contextlib.suppress(LockTaken):
                 return on_loop_run(run)
-            except LockTaken:
-                pass  # nothing was written: wait for the lock on the sync thread
         return await sync_to_async(run, thread_sensitive=True)()
     except DomainError as exc:
         raise ToolError(no_secrets.masked(str(exc))) from None

@@ -12,7 +12,7 @@ runs it on the sync thread as before, which waits there. So the loop never waits
 it only runs the write itself, a millisecond, as it would run any request's own work.
 
 Only for services that write in one transaction (`run_write`): a refusal of the lock can
-then only come before anything was committed. `tests/test_on_loop.py` holds the five MCP
+then only come before anything was committed. `tests/test_on_loop.py` holds the six MCP
 writes that use it to one transaction each.
 """
 
