@@ -14,19 +14,34 @@ it only runs the write itself, a millisecond, as it would run any request's own 
 Only for services that write in one transaction (`run_write`): a refusal of the lock can
 then only come before anything was committed. `tests/test_on_loop.py` holds the six MCP
 writes that use it to one transaction each.
+
+Work a write need not do before its answer (an app's derived rows, as effort's time tally)
+is left for after it: the app registers it by name (`register_left_work`), an on-loop write
+`leave`s the name, and once the /mcp answer has gone to the socket (`answer_sent`) the loop
+does it, in a transaction of its own. Off the loop there is no answer to wait for: `leave`
+says no and the write does the work itself, in its own transaction, as before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from django.db import OperationalError, connection
+from asgiref.sync import sync_to_async
+from django.db import OperationalError, connection, transaction
 
 from core import no_secrets
 
+log = logging.getLogger("relaybay.on_loop")
 _tuned: list[Any] = [None]  # the raw connection whose busy_timeout is already 0
+_here = threading.local()  # .writing: an on-loop write runs on this thread now
+# name → (finish: do what writes left, recover: find and do what a stop left undone)
+_work: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {}
+_left: set[str] = set()  # names on-loop writes left, not done yet
+_handed: set[asyncio.Task[Any]] = set()  # work handed to the sync thread, kept till done
 
 
 class LockTaken(Exception):
@@ -41,6 +56,7 @@ def run_on_loop[T](fn: Callable[[], T]) -> T:
     """
     loop = asyncio.get_running_loop()
     asyncio._set_running_loop(None)  # Django's sync code may run here for this call
+    _here.writing = True
     try:
         before = connection.commits
         try:
@@ -51,6 +67,7 @@ def run_on_loop[T](fn: Callable[[], T]) -> T:
                 raise LockTaken from None
             raise
     finally:
+        _here.writing = False
         no_secrets.forget_allowed()  # a token the door let through was for this call alone
         asyncio._set_running_loop(loop)
 
@@ -61,3 +78,66 @@ def _no_wait() -> None:
     if raw is not _tuned[0]:
         raw.execute("PRAGMA busy_timeout = 0")
         _tuned[0] = raw
+
+
+# --- work left for after the answer -----------------------------------------------------
+
+
+def register_left_work(
+    name: str, *, finish: Callable[[], None], recover: Callable[[], None]
+) -> None:
+    """`finish` does what on-loop writes left under `name` (each in one transaction of its
+    own, idempotent); `recover` finds and does what a stopped server left undone (at start)."""
+    _work[name] = (finish, recover)
+
+
+def leave(name: str) -> bool:
+    """Leave `name`'s work for after the answer of the on-loop write running here, once it
+    commits; False anywhere else (a sync thread, a command, a test): do it now, in the
+    write's own transaction."""
+    if not getattr(_here, "writing", False):
+        return False
+    transaction.on_commit(lambda: _left.add(name))
+    return True
+
+
+def answer_sent(loop: asyncio.AbstractEventLoop) -> None:
+    """The /mcp answer's last bytes went to the transport: do what its write left on the
+    loop's turn after next, once the transport has written them to the socket."""
+    if _left:
+        loop.call_soon(loop.call_soon, finish_left)
+
+
+def finish_left() -> None:
+    """Do the work writes left, on the loop's thread while the write lock is free, else on
+    the sync thread (which waits for it). Must run on the loop's thread."""
+    loop = asyncio.get_running_loop()
+    while _left:
+        name = _left.pop()
+        finish = _work[name][0]
+        try:
+            run_on_loop(finish)
+        except LockTaken:
+            handed = loop.create_task(sync_to_async(_logged(finish), thread_sensitive=True)())
+            _handed.add(handed)
+            handed.add_done_callback(_handed.discard)
+        except Exception:
+            log.exception("%s: left work failed; the next write of it catches up", name)
+
+
+def recover_left() -> None:
+    """At start, on a thread of its own: what a stop between a write's commit and its left
+    work left undone."""
+    for name, (_, recover) in list(_work.items()):
+        _logged(recover)()
+        log.debug("%s: caught up at start", name)
+
+
+def _logged(fn: Callable[[], None]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            fn()
+        except Exception:
+            log.exception("left work %s failed", getattr(fn, "__qualname__", fn))
+
+    return run

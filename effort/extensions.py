@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from effort import figures, panel, words
 from effort import total as effort_total
-from effort.services import track_time
+from effort.services import tally
 from effort.worker import reader
 from sessions.hooks.endpoint import register_after_answer
 from sessions.models import Session
@@ -37,7 +37,8 @@ def register() -> None:
     register_task_section(15, effort_section)
     register_project_lines(20, project_effort_lines)
     # A time event (a stage move, a binding, a status …) steps its task's time tally.
-    register_event_observer(track_time)
+    register_event_observer(tally.track_time)
+    tally.register()  # … or, after an on-loop write's answer, takes the step it left
     # The task dialog's Effort section: time, tokens and cost of the task.
     panel.register()
     register_after_answer(poke_reader)

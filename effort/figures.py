@@ -23,12 +23,11 @@ from core.caches import kept
 from effort import readers
 from effort.intervals import Times
 from effort.models import ProcessCost, TaskEffort, TokenUsage
-from effort.services import times_of, untimed
+from effort.services.tally import times_of, untimed
+from effort.sql import SUMMED
 from sessions.hooks.registry import agent_title
 from sessions.models import TaskBinding
 from tasks.models import Task
-
-SUMMED = ("responses", "shared", "input", "output", "cache_write", "cache_read", "reasoning")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,22 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+# The events that change a task's time figures (Tally.step).
+TIME_EVENTS = frozenset(
+    {
+        "task.created",
+        "task.updated",
+        "task.stage_changed",
+        "task.session_bound",
+        "task.session_unbound",
+        "session.status_changed",
+        "review.step_added",
+        "review.step_updated",
+        "review.step_removed",
+        "review.step_accepted",
+        "review.step_rejected",
+    }
+)
 WORKING, WAITING = "working", "waiting"
 OWNER_STAGES = ("review", "test")
 DONE = "done"

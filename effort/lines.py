@@ -15,9 +15,9 @@ from datetime import UTC, date, datetime
 from core.display import STAGES
 from core.rows import fetch_all
 from effort import sql
-from effort.figures import SUMMED
 from effort.intervals import Times
 from effort.project import Part, moment, project_usage, untimed_times
+from effort.sql import SUMMED
 from tasks.models import Project
 
 # What a row shows of its task (a task's texts are not read).

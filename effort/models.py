@@ -118,7 +118,7 @@ EFFORT_TOTAL_INDEX = "effort_total_figures"
 class TaskEffort(models.Model):
     """A task's time figures as of its last time event (effort/intervals.py).
 
-    Kept up to date event by event (one step of the tally, in the event's transaction), so
+    Kept up to date event by event (a step of the tally per time event, services/tally.py), so
     a reader never replays a history; what was going on at `as_of` (sessions working, the
     owner awaited, the current stage) goes on growing, and a reader adds the time since.
     `state` is what the next step needs: the bound sessions' statuses, the open review
@@ -139,6 +139,8 @@ class TaskEffort(models.Model):
     sessions = models.PositiveIntegerField(default=0)
     turns = models.PositiveIntegerField(default=0)
     state = models.JSONField(default=dict)
+    # The last event stepped in: a step is never taken twice nor out of order (services/tally).
+    event_id = models.BigIntegerField(default=0)
 
     class Meta:
         db_table = "agent_sessions_taskeffort"

@@ -21,7 +21,7 @@ from core.rows import fetch_all
 from effort import sql
 from effort.figures import Cost, Effort, Tokens, price_table
 from effort.intervals import Times
-from effort.services import untimed
+from effort.services.tally import untimed
 from tasks.models import Project
 
 TIME_COLUMNS = sql.TIME_COLUMNS

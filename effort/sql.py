@@ -12,12 +12,13 @@ from typing import NamedTuple
 
 from core import prices
 from core.display import STAGES
-from core.rows import Statement, shape
-from effort.figures import SUMMED
+from core.rows import Statement, columns, shape
+from effort.intervals import TIME_EVENTS
 from effort.models import EFFORT_TOTAL_INDEX, TaskEffort, TokenUsage
-from tasks.models import Task
+from tasks.models import Event, Task
 
 GOLDEN = "tests/test_sql_ledger.py::"
+SUMMED = ("responses", "shared", "input", "output", "cache_write", "cache_read", "reasoning")
 TIME_COLUMNS = (  # a tally's figures, its `state` left out
     "as_of",
     "stage",
@@ -33,7 +34,8 @@ TIME_COLUMNS = (  # a tally's figures, its `state` left out
 TASK_FIELDS = ("id", "project_id", "number", "key", "title", "stage", "created_at", "updated_at")
 TEXT_FIELDS = ("created_at", "updated_at")  # read as stored: parsed for the rows shown only
 
-_EFFORT, _TASK, _USAGE = (m._meta.db_table for m in (TaskEffort, Task, TokenUsage))
+_EFFORT, _TASK, _USAGE, _EVENT = (m._meta.db_table for m in (TaskEffort, Task, TokenUsage, Event))
+_TIME_KINDS = ", ".join(f"'{k}'" for k in sorted(TIME_EVENTS))  # the code's own names
 
 
 # A line: TASK_FIELDS, its tally's TIME_COLUMNS (NULL without one), then each stage's seconds.
@@ -157,3 +159,51 @@ def drawn_per_day() -> str:
         'WHERE u."task_id" IN (SELECT value FROM json_each(%s)) '
         'AND u."day" >= %s AND u."day" <= %s GROUP BY 1, 2, 3'
     )
+
+
+# --- the time tally (effort/services/tally.py) ---------------------------------------------
+
+TALLY_TWIN = "tests/effort/test_effort_tally_later.py::"
+# A time event of the task after the event its tally is as of, and before the one at hand.
+_BEHIND = (
+    f'EXISTS (SELECT 1 FROM "{_EVENT}" b WHERE b."task_id" = x."task_id" '  # noqa: S608
+    f'AND b."id" > x."event_id" AND b."id" < %s AND b."kind" IN ({_TIME_KINDS}))'
+)
+
+
+@shape(row=(TaskEffort, bool), twin=TALLY_TWIN + "test_a_step_sees_the_events_it_is_behind")
+def tally_row() -> str:
+    """A task's tally, and whether a time event of the task before the given one is not in
+    it yet (an on-loop write's step left for after its answer): one statement on every time
+    event of every write."""
+    found = columns(TaskEffort, "x")
+    return (
+        f"SELECT {found.select}, {_BEHIND} FROM {found.table} "  # noqa: S608 - names from the models
+        'WHERE x."task_id" = %s'
+    )
+
+
+@shape(row=Event, twin=TALLY_TWIN + "test_a_left_step_is_taken_after_the_answer")
+def time_events_between() -> str:
+    """The task's time events after one event and before another, in order."""
+    found = columns(Event, "e")
+    return (
+        f'SELECT {found.select} FROM {found.table} WHERE e."task_id" = %s '  # noqa: S608
+        f'AND e."id" > %s AND e."id" < %s AND e."kind" IN ({_TIME_KINDS}) ORDER BY e."id"'
+    )
+
+
+class TaskId(NamedTuple):
+    task_id: int
+
+
+# The tasks whose tally is behind their time events, or who have none: what a server
+# stopped between a write's commit and its left step leaves (read once, at start).
+TALLIES_BEHIND = Statement(
+    f'SELECT x."task_id" FROM "{_EFFORT}" x WHERE '  # noqa: S608 - names from the models
+    + _BEHIND.replace("%s", "9223372036854775807")
+    + f' UNION SELECT t."id" FROM "{_TASK}" t WHERE NOT EXISTS '  # noqa: S608
+    f'(SELECT 1 FROM "{_EFFORT}" x WHERE x."task_id" = t."id")',
+    row=TaskId,
+    twin=TALLY_TWIN + "test_a_start_takes_the_steps_a_stop_left",
+)

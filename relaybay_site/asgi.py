@@ -27,7 +27,7 @@ from asgiref.sync import sync_to_async  # noqa: E402
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from core import heap, live, security  # noqa: E402
+from core import heap, live, on_loop, security  # noqa: E402
 from core.responses import PLAIN_TEXT  # noqa: E402
 from relaybay_site import first_views, pages_asgi  # noqa: E402
 from relaybay_site.http_limits import body_limit  # noqa: E402
@@ -84,6 +84,20 @@ def _with_security_headers(send: Any) -> Any:
             extra = [(k, v) for k, v in security.SECURITY_HEADERS if k not in names]
             message = {**message, "headers": [*message.get("headers", []), *extra]}
         await send(message)
+
+    return wrapped
+
+
+def _answered(send: Any) -> Any:
+    """/mcp's send: once the answer's last bytes are out, what its write left for after it
+    is done (core/on_loop.py)."""
+
+    async def wrapped(message: dict[str, Any]) -> None:
+        try:
+            await send(message)
+        finally:
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                on_loop.answer_sent(asyncio.get_running_loop())
 
     return wrapped
 
@@ -148,7 +162,9 @@ class RelaybayApp:
             from relaybay_site.mcp_body import with_texts_checked  # after the SDK, as mcp()
 
             # a text longer than any tool takes is cut before the SDK holds it 4 times
-            await with_texts_checked(mcp_app, server.longest_text(), scope, receive, send)
+            await with_texts_checked(
+                mcp_app, server.longest_text(), scope, receive, _answered(send)
+            )
             return
         if path in hook_routes.wait_paths():  # held up to 25 min: raw ASGI, no thread
             await wake.app(scope, receive, send)
@@ -194,6 +210,7 @@ class RelaybayApp:
         main pages once (a thread `serve` starts once it listens), then keep what they made
         out of the collector's full passes, as start's own objects are (core/heap)."""
         self.mcp()
+        on_loop.recover_left()  # a stop between a write's commit and what it left for after
         pages_asgi.warm()
         if loop is not None:
             first_views.visit(self.django, loop)
@@ -235,6 +252,7 @@ class RelaybayApp:
             self._sweeper.cancel()
         with contextlib.suppress(Exception):  # the latest activity of working sessions (§4)
             await asyncio.wait_for(_flush_activity(all_of_them=True), 1)
+        on_loop.finish_left()  # what the last writes left for after their answers
         if self._stop is not None:
             self._stop.set()
         waits: list[Any] = [live.wait_streams_closed(1.0)]

@@ -1,5 +1,5 @@
 """Tasks made before time tallies were kept get theirs, replayed from their events: once,
-here, so that no read of the effort ever writes (effort.services.effort_backfill)."""
+here, so that no read of the effort ever writes (effort.services.tally.effort_backfill)."""
 
 from django.apps.registry import Apps
 from django.db import migrations
@@ -7,7 +7,7 @@ from django.db.backends.base.schema import BaseDatabaseSchemaEditor
 
 
 def backfill(apps: Apps, schema_editor: BaseDatabaseSchemaEditor) -> None:
-    from effort.services import effort_backfill
+    from effort.services.tally import effort_backfill
 
     effort_backfill(
         task_model=apps.get_model("tasks", "Task"),

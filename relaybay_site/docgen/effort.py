@@ -6,8 +6,8 @@ effort.readers holds it (agents/<agent>/transcripts.py, prices.py)."""
 from __future__ import annotations
 
 from effort import export, page, reader, readers, transcripts
+from effort.intervals import TIME_EVENTS
 from effort.notify import THROTTLE
-from effort.services import TIME_EVENTS
 from relaybay_site.docgen.common import GENERATED
 from sessions.hooks import registry
 

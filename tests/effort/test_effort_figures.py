@@ -13,7 +13,7 @@ from core.config import load_config
 from effort import figures, words
 from effort.models import TaskEffort, TokenUsage
 from effort.paths import Roots
-from effort.services import effort_backfill
+from effort.services.tally import effort_backfill
 from tasks import services as task_services
 from tasks.extensions import project_lines, task_sections
 from tests.effort.effort_support import (

@@ -17,7 +17,7 @@ from effort import figures, panel
 from effort.extensions import effort_section, project_effort_lines
 from effort.models import TaskEffort
 from effort.paths import Roots
-from effort.services import effort_backfill
+from effort.services.tally import effort_backfill
 from effort.total import project_total
 from tasks import services as task_services
 from tests.effort.effort_support import assistant, bind, claude_session, counted, say

@@ -10,7 +10,7 @@ import pytest
 from core.errors import DomainError
 from effort.models import TaskEffort
 from effort.paths import Roots
-from effort.services import TALLY_FIELDS, effort_backfill
+from effort.services.tally import TALLY_FIELDS, effort_backfill
 from sessions import services as session_services
 from tasks import services as task_services
 from tests.effort.effort_support import bind, claude_session

@@ -14,7 +14,7 @@ from django.utils import timezone
 from effort import figures
 from effort.models import TaskEffort
 from effort.paths import Roots
-from effort.services import effort_backfill
+from effort.services.tally import effort_backfill
 from effort.total import project_total
 from tests.effort.effort_support import assistant, bind, claude_session, counted, say
 from tests.tasks.factories import make_project, make_task

@@ -22,7 +22,7 @@ from core.security import COOKIE_NAME, current_token
 from effort import page as effort_page
 from effort.models import TaskEffort
 from effort.paths import Roots
-from effort.services import effort_backfill
+from effort.services.tally import effort_backfill
 from sessions.models import Session, TaskBinding
 from tasks import live_refresh
 from tasks.models import Task

@@ -105,10 +105,16 @@ def test_serve_migrates_a_database_with_effort_rows_and_keeps_every_one(tmp_path
         t: kept[t] for t in EFFORT_TABLES if t != "taskeffort"
     }
     tallied, older = after["taskeffort"]
-    assert tallied == kept["taskeffort"][0]  # as it was: no row copied or rewritten
-    assert (older[0], older[2]) == (2, "dev")  # the older task got its tally, once
+    # as it was, no row copied or rewritten; now as of its task's newest time event (effort 0003)
+    assert tallied[:-1] == kept["taskeffort"][0]
+    assert tallied[-1] == 1
+    assert (older[0], older[2], older[-1]) == (2, "dev", 2)  # the older task got its tally, once
     with closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as con:
         applied = con.execute("SELECT name FROM django_migrations WHERE app = 'effort'").fetchall()
         names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert [r[0] for r in applied] == ["0001_initial", "0002_replay_older_tasks"]
+    assert [r[0] for r in applied] == [
+        "0001_initial",
+        "0002_replay_older_tasks",
+        "0003_tally_event_id",
+    ]
     assert not any(name.startswith("effort_") for name in names)  # no table made, none copied

@@ -1,4 +1,5 @@
-"""A write that finds SQLite's write lock taken waits off the event loop (core/on_loop.py).
+"""A write that finds SQLite's write lock taken waits off the event loop (core/on_loop.py),
+and what an on-loop write leaves for after its answer is done by the server.
 
 The MCP writes run on the loop's own thread while the lock is free. Here another
 connection holds the lock, as a hook or a page writing would: the move must not hold the
@@ -11,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +71,72 @@ def test_a_move_waits_for_a_held_lock_without_holding_the_loop(server: RelaybayS
         assert stage_events(server, key) == 2
 
     run(server, scenario)
+
+
+TIME_KINDS = ("task.created", "task.stage_changed", "task.updated")
+
+
+def tally(home: Path, key: str) -> tuple[str, int, int] | None:
+    """The task's kept stage and last stepped event, and its newest time event."""
+    with sqlite3.connect(f"file:{home / 'relaybay.sqlite'}?mode=ro", uri=True) as db:
+        return db.execute(
+            "SELECT e.stage, e.event_id, (SELECT max(v.id) FROM tasks_event v WHERE "
+            "v.task_id = t.id AND v.kind IN (?, ?, ?)) FROM tasks_task t "
+            "JOIN agent_sessions_taskeffort e ON e.task_id = t.id WHERE t.key = ?",
+            (*TIME_KINDS, key),
+        ).fetchone()
+
+
+def stepped(home: Path, key: str, stage: str) -> tuple[str, int, int] | None:
+    """The tally once the server has taken its steps (it takes them after the answer, on
+    the loop's next turns): polled, a few seconds at most."""
+    deadline = time.monotonic() + 5
+    found = tally(home, key)
+    while time.monotonic() < deadline and not (
+        found and found[0] == stage and found[1] == found[2]
+    ):
+        time.sleep(0.05)
+        found = tally(home, key)
+    return found
+
+
+def test_the_steps_a_move_left_are_taken_after_its_answer(server: RelaybayServer) -> None:
+    async def scenario(agent: Agent) -> str:
+        await new_project(agent, "later")
+        key = await new_task(agent, "later")
+        await agent.ok("task_set_stage", task=key, stage="dev")
+        await agent.ok("task_set_stage", task=key, stage="review")
+        return key
+
+    key = run(server, scenario)
+    stage, as_of, newest = stepped(server.home, key, "review")
+    assert (stage, as_of) == ("review", newest)
+
+
+def test_a_start_takes_the_steps_a_stop_left(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    first = RelaybayServer(home=home).start()
+    try:
+        key = run(first, lambda agent: _moved(agent))
+        assert stepped(home, key, "dev")[0] == "dev"
+    finally:
+        first.stop()
+    with sqlite3.connect(home / "relaybay.sqlite") as db:  # as if it stopped before the step
+        db.execute(
+            "UPDATE agent_sessions_taskeffort SET stage = 'plan', event_id = event_id - 1 "
+            "WHERE task_id = (SELECT id FROM tasks_task WHERE key = ?)",
+            (key,),
+        )
+    second = RelaybayServer(home=home).start()
+    try:
+        stage, as_of, newest = stepped(home, key, "dev")
+    finally:
+        second.stop()
+    assert (stage, as_of) == ("dev", newest)
+
+
+async def _moved(agent: Agent) -> str:
+    await new_project(agent, "stopped")
+    key = await new_task(agent, "stopped")
+    await agent.ok("task_set_stage", task=key, stage="dev")
+    return key

@@ -1,4 +1,4 @@
-"""Effort writes: a transcript step counted, a task's time figures replayed.
+"""Effort writes: a transcript step counted.
 
 `transcript_read` reads one bounded step of a session's transcript and, in one
 transaction, counts its new responses on the tasks bound to the session at each
@@ -7,10 +7,7 @@ counts are derived, like the memory's search index: no event is appended for the
 session would write one every few seconds); the board hears of them from a throttled
 live notice instead (effort/notify.py).
 
-`track_time`, an event observer, takes one step of a task's time tally for each event that
-changes it, in that event's transaction; `effort_backfill` replays, once, the tasks that had
-no tally (made before tallies were kept). Reads never write: a task without a tally reads as
-no time yet (`untimed`).
+A task's time figures, stepped event by event, are effort/services/tally.py's.
 """
 
 from __future__ import annotations
@@ -19,52 +16,18 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from core.rows import insert, rows_where, update
-from effort import intervals
-from effort.models import ProcessCost, TaskEffort, TokenUsage, TranscriptCursor, UsageSeen
+from effort.models import ProcessCost, TokenUsage, TranscriptCursor, UsageSeen
 from effort.paths import Roots, allowed, session_id_of
 from effort.reader import STEP_BYTES, Cursor, Opener, Step, open_plain, read_step
 from effort.transcripts import UNKNOWN_MODEL, Response
 from environments.secrets import safe_text
 from sessions.models import Session, TaskBinding
-from tasks.models import Event, Task
 
 KINDS = ("input", "output", "cache_write", "cache_read", "reasoning")
-# The events that change a task's time figures (intervals.Tally.step).
-TIME_EVENTS = frozenset(
-    {
-        "task.created",
-        "task.updated",
-        "task.stage_changed",
-        "task.session_bound",
-        "task.session_unbound",
-        "session.status_changed",
-        "review.step_added",
-        "review.step_updated",
-        "review.step_removed",
-        "review.step_accepted",
-        "review.step_rejected",
-    }
-)
 _IN_CHUNK = 500
-# What a step of the tally writes: its figures and the state the next step needs.
-TALLY_FIELDS = (
-    "as_of",
-    "stage",
-    "stage_seconds",
-    "agent_seconds",
-    "wall_seconds",
-    "waiting_seconds",
-    "agents_open",
-    "waiting_open",
-    "sessions",
-    "turns",
-    "state",
-)
 
 
 @dataclass
@@ -227,108 +190,3 @@ def _add_usage(session: Session, sums: dict[tuple[int | None, date, str], list[i
         if row.pk is not None:
             row.save(update_fields=["responses", "shared", *KINDS])
     TokenUsage.objects.bulk_create(new)
-
-
-# --- time figures --------------------------------------------------------------------------
-
-
-def track_time(event: Event) -> None:
-    """Event observer: one step of the task's time tally, in the event's own transaction.
-
-    It runs on every time event of every write, so its read and write are SQL written once
-    (core/rows.py): compiling `.first()` and `save()` cost more than the whole step did.
-    A new task's tally starts from its creation event; a task without a tally yet for any
-    other event gets its whole history replayed, this event included."""
-    if event.task_id is None or event.kind not in TIME_EVENTS:
-        return
-    fact = intervals.Fact(event.created_at, event.kind, event.payload)
-    names = settings.RELAYBAY.owner_names
-    found = rows_where(TaskEffort, "task", event.task_id, "task", limit=1)
-    if found:
-        row = found[0]
-        tally = intervals.Tally.of(times_of(row), row.state)
-        tally.step(fact, intervals.owners(names))
-        _fill(row, tally)
-        values = {name: getattr(row, name) for name in TALLY_FIELDS}
-        update(TaskEffort, values, where={"task": event.task_id})
-    elif event.kind == "task.created" and event.task is not None:
-        task = event.task  # its first time event: the replay of its events is this one
-        tally = intervals.replay(
-            [fact], created_at=task.created_at, first_stage=task.stage, owner_names=names
-        )
-        insert(_fill(TaskEffort(task_id=task.id, project_id=task.project_id), tally))
-    else:
-        _replay([Task.objects.get(pk=event.task_id)])
-
-
-def effort_backfill(
-    *,
-    task_model: type[Task] = Task,
-    event_model: type[Event] = Event,
-    effort_model: type[TaskEffort] = TaskEffort,
-) -> int:
-    """Give every task without a time tally (made before tallies were kept) its tally,
-    replayed from its events: run once, by migration effort 0002 (which hands in its
-    historical models), so that no read ever writes. Returns how many tasks it replayed."""
-    missing = list(
-        task_model.objects.exclude(id__in=effort_model.objects.values("task_id")).only(
-            "id", "project_id", "stage", "created_at"
-        )
-    )
-    for start in range(0, len(missing), _IN_CHUNK):
-        _replay(missing[start : start + _IN_CHUNK], event_model, effort_model)
-    return len(missing)
-
-
-def _replay(
-    tasks: list[Task],
-    event_model: type[Event] = Event,
-    effort_model: type[TaskEffort] = TaskEffort,
-) -> None:
-    facts: dict[int, list[intervals.Fact]] = defaultdict(list)
-    for task_id, at, kind, payload in (
-        event_model.objects.filter(task_id__in=[t.id for t in tasks], kind__in=TIME_EVENTS)
-        .order_by("id")
-        .values_list("task_id", "created_at", "kind", "payload")
-    ):
-        facts[task_id].append(intervals.Fact(at, kind, payload))
-    names = settings.RELAYBAY.owner_names
-    fresh = []
-    for task in tasks:
-        tally = intervals.replay(
-            facts[task.id], created_at=task.created_at, first_stage=task.stage, owner_names=names
-        )
-        fresh.append(_fill(effort_model(task_id=task.id, project_id=task.project_id), tally))
-    effort_model.objects.bulk_create(fresh, ignore_conflicts=True)
-
-
-def _fill(row: TaskEffort, tally: intervals.Tally) -> TaskEffort:
-    times = tally.times()
-    row.as_of, row.stage, row.stage_seconds = times.as_of, times.stage, times.stage_seconds
-    row.agent_seconds, row.wall_seconds = times.agent_seconds, times.wall_seconds
-    row.waiting_seconds, row.agents_open = times.waiting_seconds, times.agents_open
-    row.waiting_open, row.sessions, row.turns = times.waiting_open, times.sessions, times.turns
-    row.state = tally.state()
-    return row
-
-
-def untimed(task: Task) -> intervals.Times:
-    """The figures of a task with no tally (none can be left after effort_backfill): no
-    time yet, as of its creation, in its stage."""
-    return intervals.Times(as_of=task.created_at, stage=task.stage)
-
-
-def times_of(row: TaskEffort) -> intervals.Times:
-    """A TaskEffort row's figures as of its last event."""
-    return intervals.Times(
-        as_of=row.as_of,
-        stage=row.stage,
-        stage_seconds={k: float(v) for k, v in (row.stage_seconds or {}).items()},
-        agent_seconds=row.agent_seconds,
-        wall_seconds=row.wall_seconds,
-        waiting_seconds=row.waiting_seconds,
-        agents_open=row.agents_open,
-        waiting_open=row.waiting_open,
-        sessions=row.sessions,
-        turns=row.turns,
-    )
