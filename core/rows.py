@@ -132,18 +132,47 @@ def columns(model: type[Model], alias: str, defer: tuple[str, ...] = ()) -> Mode
     return ModelColumns(model, alias, defer)
 
 
+def _run[R](sql: str, params: Sequence[Any], using: str, take: Callable[[Any], R]) -> R:
+    """`take(cursor)` after `sql` (Django's %s placeholders) ran: on a plain checked cursor
+    (core/sqlite/base.py) with Django's broken-transaction check and error wrapping, closed
+    after (which ends its statement), else — no connection yet, statements captured —
+    through Django's cursor."""
+    connection = connections[using]
+    plain = getattr(connection, "plain_cursor", None)
+    cursor = plain() if plain is not None else None
+    if cursor is None:
+        with connection.cursor() as wrapped:
+            wrapped.execute(sql, params)
+            return take(wrapped)
+    try:
+        connection.validate_no_broken_transaction()
+        with connection.wrap_database_errors:
+            cursor.execute(sql, params)
+            return take(cursor)
+    finally:
+        cursor.close()
+
+
 def fetch_one(sql: str, params: Sequence[Any], using: str = "default") -> tuple[Any, ...] | None:
-    """The first row of `sql` (Django's %s placeholders), through Django's cursor."""
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchone()
+    """The first row of `sql` (Django's %s placeholders)."""
+    return _run(sql, params, using, _first)
 
 
 def fetch_all(sql: str, params: Sequence[Any], using: str = "default") -> list[tuple[Any, ...]]:
-    """Every row of `sql` (Django's %s placeholders), through Django's cursor."""
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+    """Every row of `sql` (Django's %s placeholders)."""
+    return _run(sql, params, using, _every)
+
+
+def _first(cursor: Any) -> tuple[Any, ...] | None:
+    return cursor.fetchone()  # type: ignore[no-any-return]
+
+
+def _every(cursor: Any) -> list[tuple[Any, ...]]:
+    return cursor.fetchall()  # type: ignore[no-any-return]
+
+
+def _changed(cursor: Any) -> int:
+    return cursor.rowcount  # type: ignore[no-any-return]
 
 
 def moments(using: str = "default") -> Callable[[Any], datetime | None]:
@@ -279,9 +308,7 @@ def update(
         f.get_db_prep_value(v, connection)
         for f, v in zip(conditions, compared.values(), strict=True)
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    return _run(sql, params, using, _changed)
 
 
 class StaleRow(Exception):

@@ -85,3 +85,47 @@ def test_a_token_let_through_lives_as_long_as_its_transaction() -> None:
     with pytest.raises(SecretRefused), transaction.atomic():
         Project.objects.update(description=f"after a rollback {JWT}")
     assert Project.objects.get().description == ""
+
+
+def test_core_rows_statements_run_on_a_plain_cursor_that_checks_too() -> None:
+    """core/rows runs its statements on a checked cursor without Django's wrappers (when no
+    one captures them): the last line holds there, and Django's errors are the ones raised."""
+    from django.db import DatabaseError
+
+    from core.rows import fetch_one, insert, update
+
+    project = make_project("Acme")
+    assert not connection.queries_logged
+    plain = connection.plain_cursor()
+    assert plain is not None
+    assert type(plain).__name__ == "CheckedCursor"
+    plain.close()
+    with pytest.raises(SecretRefused, match="project name"), transaction.atomic():
+        update(Project, {"name": f"Acme {GHP}"}, where={"id": project.pk})
+    with pytest.raises(SecretRefused, match=r"\(jwt\)"), transaction.atomic():
+        insert(
+            Event(
+                kind="project.updated",
+                project=project,
+                actor="x",
+                payload={"deep": [{"token": JWT}]},
+                created_at=timezone.now(),
+            )
+        )
+    with pytest.raises(DatabaseError):  # Django's, as the on-loop write's lock check needs
+        fetch_one("SELECT nothing FROM tasks_project WHERE id = %s", [project.pk])
+    assert fetch_one("SELECT name FROM tasks_project WHERE id > %s", [0]) == ("Acme",)
+    assert Project.objects.get().name == "Acme"
+
+
+def test_a_captured_statement_goes_through_djangos_cursor() -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    from core.rows import fetch_one
+
+    with CaptureQueriesContext(connection) as captured:
+        assert connection.plain_cursor() is None
+        fetch_one("SELECT count(*) FROM tasks_project WHERE id > %s", [0])
+    assert [q["sql"] for q in captured.captured_queries] == [
+        "SELECT count(*) FROM tasks_project WHERE id > 0"
+    ]

@@ -59,6 +59,16 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def create_cursor(self, name: str | None = None) -> Any:
         return self.connection.cursor(factory=CheckedCursor)
 
+    def plain_cursor(self) -> CheckedCursor | None:
+        """A checked cursor of the open connection without Django's wrappers, for core/rows'
+        statements: the wrappers, made per statement, cost as much as SQLite's run of a
+        short one. None while no connection is open or statements are being captured
+        (tests, debug): then Django's own cursor runs them."""
+        raw = self.connection
+        if raw is None or self.queries_logged or self.execute_wrappers:
+            return None
+        return raw.cursor(factory=CheckedCursor)  # type: ignore[no-any-return]
+
     # What the door let through lives as long as the transaction it was let through in.
     def _commit(self) -> None:
         try:
