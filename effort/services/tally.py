@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core import on_loop
-from core.rows import columns, fetch_all, insert, update
+from core.rows import columns, fetch_all, insert, rows_where, update
 from effort import intervals, sql
 from effort.intervals import TIME_EVENTS
 from effort.models import TaskEffort
@@ -109,9 +109,11 @@ def _step_to(task_id: int, event: Event | None) -> None:
     rows = fetch_all(sql.tally_row(), [bound, task_id])
     if not rows:
         if event is not None and event.kind == "task.created" and event.task is not None:
-            _start(event.task, event)  # its first time event: the replay of its events
-        else:
-            _replay(Task.objects.filter(pk=task_id))  # no tally yet: every event so far
+            _start(event.task, [event])  # its first time event: the replay of its events
+            return
+        found = rows_where(Task, "id", task_id, "id", limit=1)
+        if found:  # no tally yet (a new task's creation left for after the answer): replayed
+            _start(found[0], [*_missed(task_id, 0, bound), *([event] if event else [])])
         return
     kept = columns(TaskEffort, "x")
     row, behind = kept.build(rows[0]), rows[0][kept.width]
@@ -134,13 +136,16 @@ def _missed(task_id: int, after: int, before: int) -> list[Event]:
     return [found.build(r) for r in fetch_all(sql.time_events_between(), [task_id, after, before])]
 
 
-def _start(task: Task, event: Event) -> None:
-    fact = intervals.Fact(event.created_at, event.kind, event.payload)
+def _start(task: Task, events: list[Event]) -> None:
+    """A task's first tally, from its time events so far (SQL written once: it runs after
+    every task_create's answer)."""
+    facts = [intervals.Fact(e.created_at, e.kind, e.payload) for e in events]
     names = settings.RELAYBAY.owner_names
     tally = intervals.replay(
-        [fact], created_at=task.created_at, first_stage=task.stage, owner_names=names
+        facts, created_at=task.created_at, first_stage=task.stage, owner_names=names
     )
-    insert(_fill(TaskEffort(task_id=task.id, project_id=task.project_id), tally, event.id))
+    last = events[-1].id if events else 0
+    insert(_fill(TaskEffort(task_id=task.id, project_id=task.project_id), tally, last))
 
 
 def effort_backfill(
