@@ -39,7 +39,7 @@ log = logging.getLogger("relaybay.on_loop")
 _tuned: list[Any] = [None]  # the raw connection whose busy_timeout is already 0
 _here = threading.local()  # .writing: an on-loop write runs on this thread now
 # name → (finish: do what writes left, recover: find and do what a stop left undone)
-_work: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {}
+_work: dict[str, tuple[Callable[[], None], Callable[[], None] | None]] = {}
 _left: set[str] = set()  # names on-loop writes left, not done yet
 _handed: set[asyncio.Task[Any]] = set()  # work handed to the sync thread, kept till done
 
@@ -84,10 +84,11 @@ def _no_wait() -> None:
 
 
 def register_left_work(
-    name: str, *, finish: Callable[[], None], recover: Callable[[], None]
+    name: str, *, finish: Callable[[], None], recover: Callable[[], None] | None
 ) -> None:
     """`finish` does what on-loop writes left under `name` (each in one transaction of its
-    own, idempotent); `recover` finds and does what a stopped server left undone (at start)."""
+    own, idempotent); `recover` finds and does what a stopped server left undone (at start;
+    None where the start already does it another way)."""
     _work[name] = (finish, recover)
 
 
@@ -129,8 +130,9 @@ def recover_left() -> None:
     """At start, on a thread of its own: what a stop between a write's commit and its left
     work left undone."""
     for name, (_, recover) in list(_work.items()):
-        _logged(recover)()
-        log.debug("%s: caught up at start", name)
+        if recover is not None:
+            _logged(recover)()
+            log.debug("%s: caught up at start", name)
 
 
 def _logged(fn: Callable[[], None]) -> Callable[[], None]:

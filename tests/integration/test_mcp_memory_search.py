@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.integration.mcp_agent import Agent, new_project, run
+from tests.integration.mcp_agent import Agent, new_project, new_task, run
 from tests.support.server import RelaybayServer
 
 pytestmark = pytest.mark.integration
@@ -110,5 +110,25 @@ def test_search_with_an_unknown_project_says_what_to_call(server: RelaybayServer
     async def scenario(agent: Agent) -> None:
         error = await agent.err("memory_search", query="deploying", project="no-such-project")
         assert "project_list" in error
+
+    run(server, scenario)
+
+
+def test_a_report_is_found_by_the_next_call_after_its_answer(server: RelaybayServer) -> None:
+    """report_add's search row is written after its answer (memory/search.py): the agent's
+    very next call finds it."""
+
+    async def scenario(agent: Agent) -> None:
+        await new_project(agent, "mem-later")
+        for n in range(5):
+            key = await new_task(agent, "mem-later", title=f"Ledger {n}")
+            await agent.ok(
+                "report_add",
+                task=key,
+                body=f"changed | M | reconciled the ledgerwork{n}\n\nall good",
+                **AGENT,
+            )
+            found = await agent.ok("memory_search", query=f"ledgerwork{n}", project="mem-later")
+            assert [hit.split()[0] for hit in hits(found)] == ["report"], found
 
     run(server, scenario)

@@ -1,0 +1,84 @@
+"""A new report's search row from an MCP write on the loop's thread is written after the
+write's answer (memory/search.py, core/on_loop.py): not before the answer, then once, and
+a stop in between is caught by the start's count check."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from core import on_loop
+from memory import search
+from tests.tasks.factories import add_report, make_project, make_task
+
+pytestmark = pytest.mark.django_db(transaction=True)  # real commits: left work runs on commit
+
+
+@pytest.fixture(autouse=True)
+def own_index() -> Iterator[None]:
+    search.forget()
+    search.ensure_table()
+    yield
+    on_loop._left.clear()
+    search._left_events.clear()
+    with connection.cursor() as cursor:  # not a model's table: no flush empties it
+        cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
+    search.forget()
+
+
+def on_loop_write(fn: Callable[[], Any]) -> Any:
+    async def main() -> Any:
+        return on_loop.run_on_loop(fn)
+
+    return asyncio.run(main())
+
+
+def answer_sent() -> None:
+    async def main() -> None:
+        on_loop.answer_sent(asyncio.get_running_loop())
+        for _ in range(3):
+            await asyncio.sleep(0)
+
+    asyncio.run(main())
+
+
+def found(word: str) -> list[tuple[str, str]]:
+    return [(h.kind, h.ref) for h in search.search(word, project="acme")]
+
+
+def test_a_reports_row_is_written_after_the_answer_once() -> None:
+    task = make_task(make_project("acme"), title="Gift cards")
+
+    report = on_loop_write(lambda: add_report(task, body="changed · M · the ledger sync"))
+
+    assert found("ledger") == []
+    assert search.LEFT in on_loop._left
+    answer_sent()
+    assert found("ledger") == [("report", str(report.id))]
+    answer_sent()  # nothing left: written once
+    assert found("ledger") == [("report", str(report.id))]
+    assert search.rebuild_if_needed() is False
+
+
+def test_a_report_off_the_loop_is_indexed_in_its_write() -> None:
+    task = make_task(make_project("acme"), title="Gift cards")
+
+    report = add_report(task, body="changed · M · the ledger sync")
+
+    assert found("ledger") == [("report", str(report.id))]
+    assert search.LEFT not in on_loop._left
+
+
+def test_a_row_a_stop_left_unwritten_is_written_at_start() -> None:
+    task = make_task(make_project("acme"), title="Gift cards")
+    report = on_loop_write(lambda: add_report(task, body="changed · M · the ledger sync"))
+    on_loop._left.clear()  # the server stopped before its loop wrote the row
+    search._left_events.clear()
+
+    assert search.rebuild_if_needed() is True  # what serve runs before it listens
+
+    assert found("ledger") == [("report", str(report.id))]
