@@ -30,6 +30,7 @@ from core import calls, no_secrets
 from core.errors import DomainError, NotFound
 from core.on_loop import LockTaken
 from core.on_loop import run_on_loop as on_loop_run
+from core.on_loop import settle as settle_left
 
 log = logging.getLogger("relaybay.mcp")
 
@@ -73,6 +74,8 @@ async def call_service[T](
         if on_loop:  # a refused lock means nothing was written: wait for it on the sync thread
             with contextlib.suppress(LockTaken):
                 return on_loop_run(run)
+        else:
+            settle_left()  # what earlier writes left for after their answers, before a read
         return await sync_to_async(run, thread_sensitive=True)()
     except DomainError as exc:
         raise ToolError(no_secrets.masked(str(exc))) from None

@@ -156,6 +156,8 @@ class RelaybayApp:
         if path == _Healthz.path and scope["method"] in ("GET", "HEAD"):
             await _Healthz.answer(send, scope["method"])
             return
+        if path != "/mcp":
+            on_loop.settle()  # what MCP writes left for after their answers: before any read
         if path == "/mcp":
             server, mcp_app = self._mcp or await asyncio.to_thread(self.mcp)
             await self._ensure_manager()

@@ -30,6 +30,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # real commits: left work 
 def nothing_left() -> Iterator[None]:
     yield
     on_loop._left.clear()
+    on_loop._timer[:] = [None, None]
     tally._left_tasks.clear()
 
 
@@ -47,8 +48,7 @@ def answer_sent() -> None:
 
     async def main() -> None:
         on_loop.answer_sent(asyncio.get_running_loop())
-        for _ in range(3):
-            await asyncio.sleep(0)
+        await asyncio.sleep(on_loop.BATCH_SECONDS * 3)  # the left work's batch has run
 
     asyncio.run(main())
 
@@ -148,3 +148,33 @@ def test_a_refused_write_leaves_nothing() -> None:
 
     assert on_loop._left == set()
     assert tally._left_tasks == set()
+
+
+def test_back_to_back_writes_share_one_batch_and_a_read_settles_it_first() -> None:
+    """Left work waits a few milliseconds for more; a request that may read it (any but an
+    on-loop write: core/mcp.py, relaybay_site/asgi.py) does it at once."""
+    first, second = (make_task(make_project(p), "Login") for p in ("acme", "shop"))
+
+    def stages() -> tuple[object, object]:
+        return kept(first)["stage"], kept(second)["stage"]
+
+    async def main() -> tuple[tuple[object, object], tuple[object, object]]:
+        loop = asyncio.get_running_loop()
+        on_loop.run_on_loop(move(first, "dev"))
+        on_loop.answer_sent(loop)
+        timer = on_loop._timer[0]
+        on_loop.run_on_loop(move(second, "dev"))
+        on_loop.answer_sent(loop)
+        assert on_loop._timer[0] is timer  # one batch for both
+        await asyncio.sleep(0)
+        waiting = on_loop.run_on_loop(stages)
+        on_loop.settle()  # a read arrives before the batch's time
+        return waiting, on_loop.run_on_loop(stages)
+
+    waiting, settled = asyncio.run(main())
+
+    assert waiting == ("plan", "plan")
+    assert settled == ("dev", "dev")
+    assert on_loop._left == set()
+    assert on_loop._timer == [None, None]
+    assert kept(first) == replayed(first)
