@@ -17,9 +17,9 @@ writes that use it to one transaction each.
 
 Work a write need not do before its answer (an app's derived rows, as effort's time tally)
 is left for after it: the app registers it by name (`register_left_work`), an on-loop write
-`leave`s the name, and a few milliseconds after the /mcp answer has gone out
-(`answer_sent`) the loop does it, with what later writes left meanwhile, in a transaction
-of its own — or at once before any request that may read it (`settle`). Off the loop there
+`leave`s the name, and once the /mcp answer has gone out (`answer_sent`) the loop does it,
+in a transaction of its own — or, if a request that may read it comes first, before that
+request (`settle`). Off the loop there
 is no answer to wait for: `leave` says no and the write does the work itself, in its own
 transaction, as before.
 """
@@ -43,10 +43,6 @@ _here = threading.local()  # .writing: an on-loop write runs on this thread now
 # name → (finish: do what writes left, recover: find and do what a stop left undone)
 _work: dict[str, tuple[Callable[[], None], Callable[[], None] | None]] = {}
 _left: set[str] = set()  # names on-loop writes left, not done yet
-# Left work waits this long for more of its kind: back-to-back writes share one transaction
-# of it, and it is not on the loop when the writer's next call arrives.
-BATCH_SECONDS = 0.005
-_timer: list[Any] = [None, None]  # the batch's TimerHandle and its loop
 _handed: set[asyncio.Task[Any]] = set()  # work handed to the sync thread, kept till done
 
 
@@ -109,11 +105,12 @@ def leave(name: str) -> bool:
 
 
 def answer_sent(loop: asyncio.AbstractEventLoop) -> None:
-    """The /mcp answer's last bytes went to the transport: what its write left is done
-    within BATCH_SECONDS, with whatever the writes after it leave meanwhile, in one
-    transaction per name — unless a request that may read it comes first (`settle`)."""
-    if _left and (_timer[0] is None or _timer[1] is not loop):  # (a stopped loop's: gone)
-        _timer[:] = [loop.call_later(BATCH_SECONDS, finish_left), loop]
+    """The /mcp answer's last bytes went to the transport: do what its write left on the
+    loop's turn after next, once the transport has written them to the socket — while the
+    client reads the answer. (Done 5 ms later instead, to batch back-to-back writes, it
+    landed inside the client's next call and cost that call its time: bench/README.md.)"""
+    if _left:
+        loop.call_soon(loop.call_soon, finish_left)
 
 
 def settle() -> None:
@@ -128,9 +125,6 @@ def finish_left() -> None:
     the sync thread (which waits for it, before any work queued there after it). Must run
     on the loop's thread."""
     loop = asyncio.get_running_loop()
-    if _timer[0] is not None:
-        _timer[0].cancel()
-        _timer[:] = [None, None]
     while _left:
         name = _left.pop()
         finish = _work[name][0]

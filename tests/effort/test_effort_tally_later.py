@@ -30,7 +30,6 @@ pytestmark = pytest.mark.django_db(transaction=True)  # real commits: left work 
 def nothing_left() -> Iterator[None]:
     yield
     on_loop._left.clear()
-    on_loop._timer[:] = [None, None]
     tally._left_tasks.clear()
 
 
@@ -48,7 +47,8 @@ def answer_sent() -> None:
 
     async def main() -> None:
         on_loop.answer_sent(asyncio.get_running_loop())
-        await asyncio.sleep(on_loop.BATCH_SECONDS * 3)  # the left work's batch has run
+        for _ in range(3):  # the loop's turns after the answer
+            await asyncio.sleep(0)
 
     asyncio.run(main())
 
@@ -150,25 +150,19 @@ def test_a_refused_write_leaves_nothing() -> None:
     assert tally._left_tasks == set()
 
 
-def test_back_to_back_writes_share_one_batch_and_a_read_settles_it_first() -> None:
-    """Left work waits a few milliseconds for more; a request that may read it (any but an
-    on-loop write: core/mcp.py, relaybay_site/asgi.py) does it at once."""
+def test_a_read_before_the_answer_is_out_does_what_writes_left_first() -> None:
+    """A request that may read (any but an on-loop write: core/mcp.py, relaybay_site/asgi.py)
+    settles what on-loop writes left, even before their answers went out."""
     first, second = (make_task(make_project(p), "Login") for p in ("acme", "shop"))
 
     def stages() -> tuple[object, object]:
         return kept(first)["stage"], kept(second)["stage"]
 
     async def main() -> tuple[tuple[object, object], tuple[object, object]]:
-        loop = asyncio.get_running_loop()
         on_loop.run_on_loop(move(first, "dev"))
-        on_loop.answer_sent(loop)
-        timer = on_loop._timer[0]
         on_loop.run_on_loop(move(second, "dev"))
-        on_loop.answer_sent(loop)
-        assert on_loop._timer[0] is timer  # one batch for both
-        await asyncio.sleep(0)
         waiting = on_loop.run_on_loop(stages)
-        on_loop.settle()  # a read arrives before the batch's time
+        on_loop.settle()  # a read arrives first
         return waiting, on_loop.run_on_loop(stages)
 
     waiting, settled = asyncio.run(main())
@@ -176,5 +170,4 @@ def test_back_to_back_writes_share_one_batch_and_a_read_settles_it_first() -> No
     assert waiting == ("plan", "plan")
     assert settled == ("dev", "dev")
     assert on_loop._left == set()
-    assert on_loop._timer == [None, None]
     assert kept(first) == replayed(first)

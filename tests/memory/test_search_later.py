@@ -24,7 +24,6 @@ def own_index() -> Iterator[None]:
     search.ensure_table()
     yield
     on_loop._left.clear()
-    on_loop._timer[:] = [None, None]
     search._left_events.clear()
     with connection.cursor() as cursor:  # not a model's table: no flush empties it
         cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
@@ -41,7 +40,8 @@ def on_loop_write(fn: Callable[[], Any]) -> Any:
 def answer_sent() -> None:
     async def main() -> None:
         on_loop.answer_sent(asyncio.get_running_loop())
-        await asyncio.sleep(on_loop.BATCH_SECONDS * 3)  # the left work's batch has run
+        for _ in range(3):  # the loop's turns after the answer
+            await asyncio.sleep(0)
 
     asyncio.run(main())
 
@@ -84,17 +84,16 @@ def test_a_row_a_stop_left_unwritten_is_written_at_start() -> None:
     assert found("ledger") == [("report", str(report.id))]
 
 
-def test_a_read_tool_first_does_what_writes_left(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_tool_first_does_what_writes_left() -> None:
     """A tool that is not an on-loop write (memory_search here) runs after the left work,
     however soon it comes after the write's answer (core/mcp.py call_service)."""
     from core.mcp import call_service
 
-    monkeypatch.setattr(on_loop, "BATCH_SECONDS", 60)  # only the read can have done it
     task = make_task(make_project("acme"), title="Gift cards")
 
     async def main() -> list[tuple[str, str]]:
         report = on_loop.run_on_loop(lambda: add_report(task, body="changed · M · the ledger"))
-        on_loop.answer_sent(asyncio.get_running_loop())  # its batch waits a few ms more
+        # no answer sent yet: only the read can do what the write left
         hits = await call_service(search.search, "ledger", project="acme")
         assert [(h.kind, h.ref) for h in hits] == [("report", str(report.id))]
         return hits
@@ -103,18 +102,16 @@ def test_a_read_tool_first_does_what_writes_left(monkeypatch: pytest.MonkeyPatch
     assert on_loop._left == set()
 
 
-def test_any_other_request_first_does_what_writes_left(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_any_other_request_first_does_what_writes_left() -> None:
     """A page or a hook: the outer app does the left work before it (asgi.py)."""
     import httpx2
 
     from relaybay_site.asgi import application
 
-    monkeypatch.setattr(on_loop, "BATCH_SECONDS", 60)  # only the request can have done it
     task = make_task(make_project("acme"), title="Gift cards")
 
     async def main() -> int:
         on_loop.run_on_loop(lambda: add_report(task, body="changed · M · the ledger"))
-        on_loop.answer_sent(asyncio.get_running_loop())
         transport = httpx2.ASGITransport(app=application)
         async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as web:
             reply = await web.get("/", headers={"Host": "127.0.0.1:8765"})
