@@ -209,13 +209,14 @@ class RelaybayApp:
 
     def warm_up(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """Build the MCP server, compile the pages and, given the server's loop, open the
-        main pages once (a thread `serve` starts once it listens), then keep what they made
-        out of the collector's full passes, as start's own objects are (core/heap)."""
+        main pages once (a thread `serve` starts once it listens), take what a stop left
+        undone after a write's answer, then keep what they made out of the collector's full
+        passes, as start's own objects are (core/heap)."""
         self.mcp()
-        on_loop.recover_left()  # a stop between a write's commit and what it left for after
         pages_asgi.warm()
         if loop is not None:
             first_views.visit(self.django, loop)
+        on_loop.recover_left()  # a stop between a write's commit and what it left for after
         heap.settle()
 
     @property

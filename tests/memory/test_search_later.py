@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 
 from core import on_loop
-from memory import search
+from memory import search, sql
 from tests.tasks.factories import add_report, make_project, make_task
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits: left work runs on commit
@@ -20,14 +20,20 @@ pytestmark = pytest.mark.django_db(transaction=True)  # real commits: left work 
 
 @pytest.fixture(autouse=True)
 def own_index() -> Iterator[None]:
+    """An empty index, left empty: it is no model's table, so no flush empties it, and the
+    tests after these expect it to exist."""
     search.forget()
     search.ensure_table()
+    empty()
     yield
     on_loop._left.clear()
     search._left_events.clear()
-    with connection.cursor() as cursor:  # not a model's table: no flush empties it
-        cursor.execute(f"DROP TABLE IF EXISTS {search.TABLE}")
-    search.forget()
+    empty()
+
+
+def empty() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql.DELETE_ALL.text)
 
 
 def on_loop_write(fn: Callable[[], Any]) -> Any:
