@@ -147,6 +147,40 @@ def recover_left() -> None:
             log.debug("%s: caught up at start", name)
 
 
+class Left[T]:
+    """What on-loop writes left of one kind (task ids, events), added on the loop's thread
+    at commit and taken by whichever thread does the work."""
+
+    def __init__(self) -> None:
+        self._items: list[T] = []
+        self._lock = threading.Lock()
+
+    def add(self, *items: T) -> None:
+        with self._lock:
+            self._items.extend(items)
+
+    def take(self, step: Callable[[list[T]], None]) -> None:
+        """`step` on everything left, in one transaction; refused (the lock taken), it all
+        stays left for whoever runs next."""
+        with self._lock:
+            items, self._items = self._items, []
+        if not items:
+            return
+        try:
+            with transaction.atomic():
+                step(items)
+        except BaseException:
+            self.add(*items)
+            raise
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 def _logged(fn: Callable[[], None]) -> Callable[[], None]:
     def run() -> None:
         try:

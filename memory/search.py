@@ -23,7 +23,6 @@ on the server); a stop before it is caught by the start's count check.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -199,8 +198,7 @@ def _all_rows() -> Iterable[tuple[Any, ...]]:
 LEFT = "memory.search"  # the work an on-loop write leaves (core/on_loop.py)
 # New items only: one whose row a stop left unwritten changes the count the start checks.
 _LATER = frozenset({"report.added", "comment.added"})
-_left_events: list[Event] = []
-_left_lock = threading.Lock()
+_left_events: on_loop.Left[Event] = on_loop.Left()
 
 
 def observe(event: Event) -> None:
@@ -210,7 +208,7 @@ def observe(event: Event) -> None:
     if rows is None:
         return
     if event.kind in _LATER and on_loop.leave(LEFT):
-        transaction.on_commit(lambda: _leave(event))
+        transaction.on_commit(lambda: _left_events.add(event))
         return
     for row in rows(event):
         _replace(row)
@@ -218,29 +216,18 @@ def observe(event: Event) -> None:
 
 def take_left() -> None:
     """The rows on-loop writes left for after their answers, in one transaction."""
-    with _left_lock:
-        events = list(_left_events)
-        _left_events.clear()
-    if not events:
-        return
-    try:
-        with transaction.atomic():
-            for event in events:
-                for row in _ROWS_OF[event.kind](event):
-                    _replace(row)
-    except BaseException:
-        _leave(*events)  # refused (the lock taken): still left, for whoever runs next
-        raise
+    _left_events.take(_rows_written)
+
+
+def _rows_written(events: list[Event]) -> None:
+    for event in events:
+        for row in _ROWS_OF[event.kind](event):
+            _replace(row)
 
 
 def register_left() -> None:
     """The start's count check (rebuild_if_needed) is the recovery after a stop."""
     on_loop.register_left_work(LEFT, finish=take_left, recover=None)
-
-
-def _leave(*events: Event) -> None:
-    with _left_lock:
-        _left_events.extend(events)
 
 
 def _document_rows(event: Event) -> Iterable[tuple[Any, ...]]:

@@ -17,7 +17,6 @@ kept). Reads never write: a task without a tally reads as no time yet (`untimed`
 
 from __future__ import annotations
 
-import threading
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -36,22 +35,8 @@ LEFT = "effort.time"  # the name of the work an on-loop write leaves (core/on_lo
 _IN_CHUNK = 500
 _NEWEST = 2**63 - 1  # above any event id
 # What a step of the tally writes: its figures, the state the next step needs and the event.
-TALLY_FIELDS = (
-    "as_of",
-    "stage",
-    "stage_seconds",
-    "agent_seconds",
-    "wall_seconds",
-    "waiting_seconds",
-    "agents_open",
-    "waiting_open",
-    "sessions",
-    "turns",
-    "state",
-    "event_id",
-)
-_left_tasks: set[int] = set()  # tasks whose step an on-loop write left (on the loop's thread)
-_left_lock = threading.Lock()
+TALLY_FIELDS = (*sql.TIME_COLUMNS, "state", "event_id")
+_left_tasks: on_loop.Left[int] = on_loop.Left()  # tasks whose step an on-loop write left
 
 
 def track_time(event: Event) -> None:
@@ -61,25 +46,19 @@ def track_time(event: Event) -> None:
         return
     if on_loop.leave(LEFT):
         task_id = event.task_id
-        transaction.on_commit(lambda: _left(task_id))
+        transaction.on_commit(lambda: _left_tasks.add(task_id))
         return
     _step_to(event.task_id, event)
 
 
 def take_left_steps() -> None:
     """The steps on-loop writes left for after their answers, in one transaction."""
-    with _left_lock:
-        task_ids = sorted(_left_tasks)
-        _left_tasks.clear()
-    if not task_ids:
-        return
-    try:
-        with transaction.atomic():
-            for task_id in task_ids:
-                _step_to(task_id, None)
-    except BaseException:
-        _left(*task_ids)  # refused (the lock taken): still left, for whoever runs next
-        raise
+    _left_tasks.take(_steps_up_to_date)
+
+
+def _steps_up_to_date(task_ids: list[int]) -> None:
+    for task_id in sorted(set(task_ids)):
+        _step_to(task_id, None)
 
 
 def take_steps_behind() -> int:
@@ -96,11 +75,6 @@ def take_steps_behind() -> int:
 def register() -> None:
     """What on-loop writes leave, and what a stop left, is taken here (effort/extensions)."""
     on_loop.register_left_work(LEFT, finish=take_left_steps, recover=take_steps_behind)
-
-
-def _left(*task_ids: int) -> None:
-    with _left_lock:
-        _left_tasks.update(task_ids)
 
 
 def _step_to(task_id: int, event: Event | None) -> None:

@@ -21,6 +21,7 @@ from effort.services import tally
 from effort.services.tally import TALLY_FIELDS, effort_backfill
 from tasks import services as task_services
 from tasks.models import Event, Task
+from tests.support.on_loop import answer_sent, on_loop_write
 from tests.tasks.factories import make_project, make_task
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits: left work runs on commit
@@ -31,26 +32,6 @@ def nothing_left() -> Iterator[None]:
     yield
     on_loop._left.clear()
     tally._left_tasks.clear()
-
-
-def on_loop_write(fn: Callable[[], Any]) -> None:
-    """fn as an MCP write runs it: on a running loop's own thread, through run_on_loop."""
-
-    async def main() -> None:
-        on_loop.run_on_loop(fn)
-
-    asyncio.run(main())
-
-
-def answer_sent() -> None:
-    """What /mcp's send does after the answer's last bytes, and the loop's turns after it."""
-
-    async def main() -> None:
-        on_loop.answer_sent(asyncio.get_running_loop())
-        for _ in range(3):  # the loop's turns after the answer
-            await asyncio.sleep(0)
-
-    asyncio.run(main())
 
 
 def kept(task: Task) -> dict[str, object]:
@@ -147,7 +128,7 @@ def test_a_refused_write_leaves_nothing() -> None:
         )
 
     assert on_loop._left == set()
-    assert tally._left_tasks == set()
+    assert len(tally._left_tasks) == 0
 
 
 def test_a_read_before_the_answer_is_out_does_what_writes_left_first() -> None:

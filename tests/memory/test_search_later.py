@@ -5,14 +5,14 @@ a stop in between is caught by the start's count check."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection
 
 from core import on_loop
 from memory import search, sql
+from tests.support.on_loop import answer_sent, on_loop_write
 from tests.tasks.factories import add_report, make_project, make_task
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits: left work runs on commit
@@ -34,22 +34,6 @@ def own_index() -> Iterator[None]:
 def empty() -> None:
     with connection.cursor() as cursor:
         cursor.execute(sql.DELETE_ALL.text)
-
-
-def on_loop_write(fn: Callable[[], Any]) -> Any:
-    async def main() -> Any:
-        return on_loop.run_on_loop(fn)
-
-    return asyncio.run(main())
-
-
-def answer_sent() -> None:
-    async def main() -> None:
-        on_loop.answer_sent(asyncio.get_running_loop())
-        for _ in range(3):  # the loop's turns after the answer
-            await asyncio.sleep(0)
-
-    asyncio.run(main())
 
 
 def found(word: str) -> list[tuple[str, str]]:
