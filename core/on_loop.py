@@ -16,8 +16,8 @@ then only come before anything was committed. `tests/test_on_loop.py` holds the 
 writes that use it to one transaction each.
 
 Work a write need not do before its answer (an app's derived rows, as effort's time tally)
-is left for after it: the app registers it by name (`register_left_work`), an on-loop write
-`leave`s the name, and once the /mcp answer has gone out (`answer_sent`) the loop does it,
+is left for after it: the app keeps a `Left` of it, an on-loop write `leave`s an item
+there, and once the /mcp answer has gone out (`answer_sent`) the loop does it,
 in a transaction of its own — or, if a request that may read it comes first, before that
 request (`settle`). Off the loop there
 is no answer to wait for: `leave` says no and the write does the work itself, in its own
@@ -40,9 +40,6 @@ from core import no_secrets
 log = logging.getLogger("relaybay.on_loop")
 _tuned: list[Any] = [None]  # the raw connection whose busy_timeout is already 0
 _here = threading.local()  # .writing: an on-loop write runs on this thread now
-# name → (finish: do what writes left, recover: find and do what a stop left undone)
-_work: dict[str, tuple[Callable[[], None], Callable[[], None] | None]] = {}
-_left: set[str] = set()  # names on-loop writes left, not done yet
 _handed: set[asyncio.Task[Any]] = set()  # work handed to the sync thread, kept till done
 
 
@@ -85,92 +82,42 @@ def _no_wait() -> None:
 # --- work left for after the answer -----------------------------------------------------
 
 
-def register_left_work(
-    name: str, *, finish: Callable[[], None], recover: Callable[[], None] | None
-) -> None:
-    """`finish` does what on-loop writes left under `name` (each in one transaction of its
-    own, idempotent); `recover` finds and does what a stopped server left undone (at start;
-    None where the start already does it another way)."""
-    _work[name] = (finish, recover)
-
-
-def leave(name: str) -> bool:
-    """Leave `name`'s work for after the answer of the on-loop write running here, once it
-    commits; False anywhere else (a sync thread, a command, a test): do it now, in the
-    write's own transaction."""
-    if not getattr(_here, "writing", False):
-        return False
-    transaction.on_commit(lambda: _left.add(name))
-    return True
-
-
-def answer_sent(loop: asyncio.AbstractEventLoop) -> None:
-    """The /mcp answer's last bytes went to the transport: do what its write left on the
-    loop's turn after next, once the transport has written them to the socket — while the
-    client reads the answer. (Done 5 ms later instead, to batch back-to-back writes, it
-    landed inside the client's next call and cost that call its time: bench/README.md.)"""
-    if _left:
-        loop.call_soon(loop.call_soon, finish_left)
-
-
-def settle() -> None:
-    """Before a request that may read what writes left (any but an on-loop write): do it
-    now, so no reader ever sees a write without its left work. On the loop's thread."""
-    if _left:
-        finish_left()
-
-
-def finish_left() -> None:
-    """Do the work writes left, on the loop's thread while the write lock is free, else on
-    the sync thread (which waits for it, before any work queued there after it). Must run
-    on the loop's thread."""
-    loop = asyncio.get_running_loop()
-    while _left:
-        name = _left.pop()
-        finish = _work[name][0]
-        try:
-            run_on_loop(finish)
-        except LockTaken:
-            handed = loop.create_task(sync_to_async(_logged(finish), thread_sensitive=True)())
-            _handed.add(handed)
-            handed.add_done_callback(_handed.discard)
-        except Exception:
-            log.exception("%s: left work failed; the next write of it catches up", name)
-
-
-def recover_left() -> None:
-    """At start, on a thread of its own: what a stop between a write's commit and its left
-    work left undone."""
-    for name, (_, recover) in list(_work.items()):
-        if recover is not None:
-            _logged(recover)()
-            log.debug("%s: caught up at start", name)
-
-
 class Left[T]:
-    """What on-loop writes left of one kind (task ids, events), added on the loop's thread
-    at commit and taken by whichever thread does the work."""
+    """What on-loop writes leave of one kind for after their answers (task ids, events).
 
-    def __init__(self) -> None:
+    `step` does it, in one transaction; `recover` finds and does what a stopped server left
+    undone (at start; None where the start does it another way). An app makes one per kind,
+    at import; the loop does every kind that holds something."""
+
+    def __init__(
+        self, step: Callable[[list[T]], None], *, recover: Callable[[], object] | None
+    ) -> None:
+        self._step, self.recover = step, recover
         self._items: list[T] = []
         self._lock = threading.Lock()
+        _kinds.append(self)
 
-    def add(self, *items: T) -> None:
-        with self._lock:
-            self._items.extend(items)
+    def leave(self, item: T) -> bool:
+        """Leave `item` for after the answer of the on-loop write running here, once it
+        commits; False anywhere else (a sync thread, a command, a test): do it now, in the
+        write's own transaction."""
+        if not getattr(_here, "writing", False):
+            return False
+        transaction.on_commit(lambda: self._add(item))
+        return True
 
-    def take(self, step: Callable[[list[T]], None]) -> None:
-        """`step` on everything left, in one transaction; refused (the lock taken), it all
-        stays left for whoever runs next."""
+    def finish(self) -> None:
+        """Everything left, in one transaction; refused (the lock taken), it all stays left
+        for whoever runs next."""
         with self._lock:
             items, self._items = self._items, []
         if not items:
             return
         try:
             with transaction.atomic():
-                step(items)
+                self._step(items)
         except BaseException:
-            self.add(*items)
+            self._add(*items)
             raise
 
     def clear(self) -> None:
@@ -180,8 +127,61 @@ class Left[T]:
     def __len__(self) -> int:
         return len(self._items)
 
+    def _add(self, *items: T) -> None:
+        with self._lock:
+            self._items.extend(items)
 
-def _logged(fn: Callable[[], None]) -> Callable[[], None]:
+
+_kinds: list[Left[Any]] = []
+
+
+def pending() -> bool:
+    return any(len(kind) for kind in _kinds)
+
+
+def answer_sent(loop: asyncio.AbstractEventLoop) -> None:
+    """The /mcp answer's last bytes went to the transport: do what its write left on the
+    loop's turn after next, once the transport has written them to the socket — while the
+    client reads the answer. (Done 5 ms later instead, to batch back-to-back writes, it
+    landed inside the client's next call and cost that call its time: bench/README.md.)"""
+    if pending():
+        loop.call_soon(loop.call_soon, finish_left)
+
+
+def settle() -> None:
+    """Before a request that may read what writes left (any but an on-loop write): do it
+    now, so no reader ever sees a write without its left work. On the loop's thread."""
+    if pending():
+        finish_left()
+
+
+def finish_left() -> None:
+    """Do the work writes left, on the loop's thread while the write lock is free, else on
+    the sync thread (which waits for it, before any work queued there after it). Must run
+    on the loop's thread."""
+    loop = asyncio.get_running_loop()
+    for kind in _kinds:
+        if not len(kind):
+            continue
+        try:
+            run_on_loop(kind.finish)
+        except LockTaken:
+            handed = loop.create_task(sync_to_async(_logged(kind.finish), thread_sensitive=True)())
+            _handed.add(handed)
+            handed.add_done_callback(_handed.discard)
+        except Exception:
+            log.exception("left work failed; the next write of it catches up")
+
+
+def recover_left() -> None:
+    """At start, on a thread of its own: what a stop between a write's commit and its left
+    work left undone."""
+    for kind in _kinds:
+        if kind.recover is not None:
+            _logged(kind.recover)()
+
+
+def _logged(fn: Callable[[], object]) -> Callable[[], None]:
     def run() -> None:
         try:
             fn()

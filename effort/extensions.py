@@ -38,7 +38,6 @@ def register() -> None:
     register_project_lines(20, project_effort_lines)
     # A time event (a stage move, a binding, a status …) steps its task's time tally.
     register_event_observer(tally.track_time)
-    tally.register()  # … or, after an on-loop write's answer, takes the step it left
     # The task dialog's Effort section: time, tokens and cost of the task.
     panel.register()
     register_after_answer(poke_reader)

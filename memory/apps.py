@@ -12,4 +12,3 @@ class MemoryConfig(AppConfig):
         from tasks.events import register_event_observer
 
         register_event_observer(search.observe)
-        search.register_left()  # … which a write on the loop's thread leaves for after it

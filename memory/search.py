@@ -195,10 +195,8 @@ def _all_rows() -> Iterable[tuple[Any, ...]]:
 # --- keeping it in step ------------------------------------------------------------------------
 
 
-LEFT = "memory.search"  # the work an on-loop write leaves (core/on_loop.py)
 # New items only: one whose row a stop left unwritten changes the count the start checks.
 _LATER = frozenset({"report.added", "comment.added"})
-_left_events: on_loop.Left[Event] = on_loop.Left()
 
 
 def observe(event: Event) -> None:
@@ -207,16 +205,10 @@ def observe(event: Event) -> None:
     rows = _ROWS_OF.get(event.kind)
     if rows is None:
         return
-    if event.kind in _LATER and on_loop.leave(LEFT):
-        transaction.on_commit(lambda: _left_events.add(event))
+    if event.kind in _LATER and _left_events.leave(event):
         return
     for row in rows(event):
         _replace(row)
-
-
-def take_left() -> None:
-    """The rows on-loop writes left for after their answers, in one transaction."""
-    _left_events.take(_rows_written)
 
 
 def _rows_written(events: list[Event]) -> None:
@@ -225,9 +217,9 @@ def _rows_written(events: list[Event]) -> None:
             _replace(row)
 
 
-def register_left() -> None:
-    """The start's count check (rebuild_if_needed) is the recovery after a stop."""
-    on_loop.register_left_work(LEFT, finish=take_left, recover=None)
+# New rows an on-loop write left for after its answer (core/on_loop.py); after a stop, the
+# start's count check (rebuild_if_needed) is the recovery.
+_left_events: on_loop.Left[Event] = on_loop.Left(_rows_written, recover=None)
 
 
 def _document_rows(event: Event) -> Iterable[tuple[Any, ...]]:

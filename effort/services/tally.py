@@ -28,15 +28,12 @@ from core.rows import columns, fetch_all, insert, rows_where, update
 from effort import intervals, sql
 from effort.intervals import TIME_EVENTS
 from effort.models import TaskEffort
-from tasks.extensions import plug_in_once
 from tasks.models import Event, Task
 
-LEFT = "effort.time"  # the name of the work an on-loop write leaves (core/on_loop.py)
 _IN_CHUNK = 500
 _NEWEST = 2**63 - 1  # above any event id
 # What a step of the tally writes: its figures, the state the next step needs and the event.
 TALLY_FIELDS = (*sql.TIME_COLUMNS, "state", "event_id")
-_left_tasks: on_loop.Left[int] = on_loop.Left()  # tasks whose step an on-loop write left
 
 
 def track_time(event: Event) -> None:
@@ -44,21 +41,9 @@ def track_time(event: Event) -> None:
     or, on the loop's thread, after the write's answer."""
     if event.task_id is None or event.kind not in TIME_EVENTS:
         return
-    if on_loop.leave(LEFT):
-        task_id = event.task_id
-        transaction.on_commit(lambda: _left_tasks.add(task_id))
+    if _left_tasks.leave(event.task_id):
         return
     _step_to(event.task_id, event)
-
-
-def take_left_steps() -> None:
-    """The steps on-loop writes left for after their answers, in one transaction."""
-    _left_tasks.take(_steps_up_to_date)
-
-
-def _steps_up_to_date(task_ids: list[int]) -> None:
-    for task_id in sorted(set(task_ids)):
-        _step_to(task_id, None)
 
 
 def take_steps_behind() -> int:
@@ -71,10 +56,13 @@ def take_steps_behind() -> int:
     return len(task_ids)
 
 
-@plug_in_once
-def register() -> None:
-    """What on-loop writes leave, and what a stop left, is taken here (effort/extensions)."""
-    on_loop.register_left_work(LEFT, finish=take_left_steps, recover=take_steps_behind)
+def _steps_up_to_date(task_ids: list[int]) -> None:
+    for task_id in sorted(set(task_ids)):
+        _step_to(task_id, None)
+
+
+# Tasks whose step an on-loop write left for after its answer (core/on_loop.py).
+_left_tasks: on_loop.Left[int] = on_loop.Left(_steps_up_to_date, recover=take_steps_behind)
 
 
 def _step_to(task_id: int, event: Event | None) -> None:
